@@ -1,0 +1,242 @@
+#include "guest/initramfs.h"
+
+#include "guest/cpio.h"
+#include "vmm/log.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#define INITRAMFS_DIR_PERM 0755u
+#define INITRAMFS_MAX_FILE (1ull << 30)
+
+static void *check_alloc(void *p)
+{
+	if (!p) {
+		rw_err("out of memory");
+		abort();
+	}
+	return p;
+}
+
+static void initramfs_push(struct initramfs *fs, enum initramfs_kind kind, const char *path,
+			   size_t path_len, uint32_t perm, const char *source)
+{
+	struct initramfs_entry *e;
+
+	while (*path == '/' && path_len > 0) { /* stored without the leading '/' */
+		path++;
+		path_len--;
+	}
+	if (fs->count == fs->capacity) {
+		fs->capacity = fs->capacity ? fs->capacity * 2 : 16;
+		fs->entries = check_alloc(reallocarray(fs->entries, fs->capacity, sizeof(*e)));
+	}
+	e = &fs->entries[fs->count++];
+	e->kind = kind;
+	e->path = check_alloc(strndup(path, path_len));
+	e->perm = perm;
+	e->source = source ? check_alloc(strdup(source)) : NULL;
+}
+
+static int parse_perm(const char *text, uint32_t *perm)
+{
+	char *end;
+	unsigned long value;
+
+	errno = 0;
+	value = strtoul(text, &end, 8);
+	if (errno || end == text || *end || value > 07777)
+		return -EINVAL;
+	*perm = (uint32_t)value;
+	return 0;
+}
+
+/* Splits "PATH[:PERM]" at its last ':'; perm stays as given if there is none. */
+static int split_path_perm(const char *text, size_t *path_len, uint32_t *perm)
+{
+	const char *colon = strrchr(text, ':');
+
+	*path_len = colon ? (size_t)(colon - text) : strlen(text);
+	if (colon && parse_perm(colon + 1, perm) < 0)
+		return -EINVAL;
+	return *path_len > strspn(text, "/") ? 0 : -EINVAL;
+}
+
+static int add_dir_spec(struct initramfs *fs, const char *spec)
+{
+	size_t len;
+	uint32_t perm = INITRAMFS_DIR_PERM;
+
+	if (split_path_perm(spec, &len, &perm) < 0)
+		return -EINVAL;
+	initramfs_push(fs, INITRAMFS_DIR, spec, len, perm, NULL);
+	return 0;
+}
+
+static int add_file_spec(struct initramfs *fs, const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	char *host;
+	struct stat st;
+	size_t len;
+	uint32_t perm;
+	int rc;
+
+	if (!colon || colon == spec)
+		return -EINVAL;
+	host = check_alloc(strndup(spec, (size_t)(colon - spec)));
+	if (stat(host, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rw_err("'%s' is not a readable regular file", host);
+		free(host);
+		return -ENOENT;
+	}
+	perm = (st.st_mode & S_IXUSR) ? 0755u : 0644u;
+	rc = split_path_perm(colon + 1, &len, &perm);
+	if (!rc)
+		initramfs_push(fs, INITRAMFS_FILE, colon + 1, len, perm, host);
+	free(host);
+	return rc;
+}
+
+static int add_symlink_spec(struct initramfs *fs, const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+
+	if (!colon || colon == spec || colon[1] == '\0' ||
+	    (size_t)(colon - spec) <= strspn(spec, "/"))
+		return -EINVAL;
+	initramfs_push(fs, INITRAMFS_SYMLINK, spec, (size_t)(colon - spec), 0777u, colon + 1);
+	return 0;
+}
+
+int initramfs_add_spec(struct initramfs *fs, enum initramfs_kind kind, const char *spec)
+{
+	int rc;
+
+	switch (kind) {
+	case INITRAMFS_DIR:
+		rc = add_dir_spec(fs, spec);
+		break;
+	case INITRAMFS_FILE:
+		rc = add_file_spec(fs, spec);
+		break;
+	default:
+		rc = add_symlink_spec(fs, spec);
+		break;
+	}
+	if (rc == -EINVAL)
+		rw_err("bad initramfs spec '%s' (see --help: permissions are octal, paths "
+		       "non-empty)",
+		       spec);
+	return rc;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct initramfs_entry *)a)->path,
+		      ((const struct initramfs_entry *)b)->path);
+}
+
+static int has_path(const struct initramfs *fs, const char *path, size_t len)
+{
+	for (size_t i = 0; i < fs->count; i++) {
+		if (strlen(fs->entries[i].path) == len && !strncmp(fs->entries[i].path, path, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* Adds every missing parent directory of every entry (before sorting). */
+static void add_parents(struct initramfs *fs)
+{
+	for (size_t i = 0; i < fs->count; i++) {
+		for (const char *slash = strchr(fs->entries[i].path, '/'); slash;
+		     slash = strchr(slash + 1, '/')) {
+			size_t len = (size_t)(slash - fs->entries[i].path);
+
+			if (!has_path(fs, fs->entries[i].path, len))
+				initramfs_push(fs, INITRAMFS_DIR, fs->entries[i].path, len,
+					       INITRAMFS_DIR_PERM, NULL);
+		}
+	}
+}
+
+static int read_host_file(const char *path, char **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	long size;
+
+	if (!f || fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0 ||
+	    (uint64_t)size > INITRAMFS_MAX_FILE || fseek(f, 0, SEEK_SET) < 0) {
+		rw_err_errno(errno, "cannot read %s", path);
+		if (f)
+			fclose(f);
+		return -EIO;
+	}
+	*len = (size_t)size;
+	*data = check_alloc(malloc(*len ? *len : 1));
+	if (fread(*data, 1, *len, f) != *len) {
+		rw_err("short read of %s", path);
+		free(*data);
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int write_entry(struct cpio_writer *w, const struct initramfs_entry *e)
+{
+	char *data;
+	size_t len;
+	int rc;
+
+	switch (e->kind) {
+	case INITRAMFS_DIR:
+		return cpio_add_dir(w, e->path, e->perm);
+	case INITRAMFS_SYMLINK:
+		return cpio_add_symlink(w, e->path, e->source);
+	default:
+		rc = read_host_file(e->source, &data, &len);
+		if (rc)
+			return rc;
+		rc = cpio_add_file(w, e->path, e->perm, data, len);
+		free(data);
+		return rc;
+	}
+}
+
+int initramfs_write(struct initramfs *fs, FILE *out)
+{
+	struct cpio_writer w;
+
+	add_parents(fs);
+	qsort(fs->entries, fs->count, sizeof(*fs->entries), entry_cmp);
+	for (size_t i = 1; i < fs->count; i++) {
+		if (!strcmp(fs->entries[i - 1].path, fs->entries[i].path)) {
+			rw_err("initramfs path /%s is given twice", fs->entries[i].path);
+			return -EINVAL;
+		}
+	}
+	cpio_writer_init(&w, out);
+	for (size_t i = 0; i < fs->count; i++) {
+		int rc = write_entry(&w, &fs->entries[i]);
+
+		if (rc) {
+			rw_err("cannot add /%s to the initramfs (%s)", fs->entries[i].path,
+			       strerror(-rc));
+			return rc;
+		}
+	}
+	return cpio_finish(&w);
+}
+
+void initramfs_free(struct initramfs *fs)
+{
+	for (size_t i = 0; i < fs->count; i++) {
+		free(fs->entries[i].path);
+		free(fs->entries[i].source);
+	}
+	free(fs->entries);
+	*fs = (struct initramfs){0};
+}

@@ -1,0 +1,124 @@
+/*
+ * Tests of the KVM box (tests/box/run) itself. The QEMU mode is forced here,
+ * so it is exercised on every machine, also where /dev/kvm works natively.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+struct box_result {
+	int status; /* exit status, or -1 if the command did not exit */
+	char output[8192];
+	size_t len;
+};
+
+/* Runs a shell command line, capturing stdout and stderr merged. */
+static void run(const char *cmdline, struct box_result *r)
+{
+	char full[1024];
+	FILE *p;
+	int raw;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmdline);
+	p = popen(full, "r");
+	assert_non_null(p);
+	r->len = fread(r->output, 1, sizeof(r->output) - 1, p);
+	r->output[r->len] = '\0';
+	raw = pclose(p);
+	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+static void assert_contains(const struct box_result *r, const char *text)
+{
+	if (!memmem(r->output, r->len, text, strlen(text)))
+		fail_msg("expected '%s' in the output:\n%s", text, r->output);
+}
+
+static void test_output_status_env_and_cwd_pass_through(void **state)
+{
+	struct box_result r;
+
+	(void)state;
+	run("cd tests && REWIND_BOX_MODE=qemu REWIND_TEST_VALUE='a b' box/run -- "
+	    "sh -c 'printf \"out\\t\\001\\n\"; echo \"$REWIND_TEST_VALUE\" >&2; pwd; exit 7'",
+	    &r);
+	assert_int_equal(r.status, 7);
+	assert_contains(&r, "rewind-box: mode qemu");
+	assert_contains(&r, "out\t\001\n");
+	assert_contains(&r, "a b\n");
+	assert_contains(&r, "/tests\n");
+	assert_null(strstr(r.output, "BOX-READY")); /* the box's chatter stays hidden */
+}
+
+static void test_failing_command_fails(void **state)
+{
+	struct box_result r;
+
+	(void)state;
+	run("REWIND_BOX_MODE=qemu tests/box/run false", &r);
+	assert_int_equal(r.status, 1);
+}
+
+static void test_kvm_works_inside_qemu_box(void **state)
+{
+	struct box_result r;
+
+	(void)state;
+	run("REWIND_BOX_MODE=qemu tests/box/run sh -c 'ls -l /dev/kvm && "
+	    "build/tests/test_kvm_smoke'",
+	    &r);
+	assert_contains(&r, "/dev/kvm");
+	assert_contains(&r, "[  PASSED  ] 4 test(s).");
+	assert_int_equal(r.status, 0);
+}
+
+/* Native mode either works (and runs the command as is) or refuses clearly. */
+static void test_native_mode_runs_or_refuses(void **state)
+{
+	struct box_result r;
+
+	(void)state;
+	run("REWIND_BOX_MODE=native tests/box/run sh -c 'exit 5'", &r);
+	if (r.status == 5) {
+		assert_contains(&r, "rewind-box: mode native");
+	} else {
+		assert_int_equal(r.status, 125);
+		assert_contains(&r, "does not work here");
+	}
+}
+
+static void test_box_failures_are_reported(void **state)
+{
+	struct box_result r;
+
+	(void)state;
+	run("REWIND_BOX_MODE=bogus tests/box/run true", &r);
+	assert_int_equal(r.status, 125);
+	assert_contains(&r, "REWIND_BOX_MODE must be");
+	run("tests/box/run", &r);
+	assert_int_equal(r.status, 125);
+	assert_contains(&r, "usage:");
+	/* QEMU refuses to start with too little memory for its firmware. */
+	run("REWIND_BOX_MODE=qemu REWIND_BOX_MEM=1 tests/box/run true", &r);
+	assert_int_equal(r.status, 125);
+	assert_contains(&r, "the box stopped before CMD finished");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_output_status_env_and_cwd_pass_through),
+		cmocka_unit_test(test_failing_command_fails),
+		cmocka_unit_test(test_kvm_works_inside_qemu_box),
+		cmocka_unit_test(test_native_mode_runs_or_refuses),
+		cmocka_unit_test(test_box_failures_are_reported),
+	};
+
+	return cmocka_run_group_tests_name("box", tests, NULL, NULL);
+}
