@@ -36,6 +36,16 @@ static void initramfs_push(struct initramfs *fs, enum initramfs_kind kind, const
 	e->path = check_alloc(strndup(path, path_len));
 	e->perm = perm;
 	e->source = source ? check_alloc(strdup(source)) : NULL;
+	e->data = NULL;
+	e->len = 0;
+}
+
+void initramfs_add_data(struct initramfs *fs, const char *path, uint32_t perm, const void *data,
+			size_t len)
+{
+	initramfs_push(fs, INITRAMFS_DATA, path, strlen(path), perm, NULL);
+	fs->entries[fs->count - 1].data = data;
+	fs->entries[fs->count - 1].len = len;
 }
 
 static int parse_perm(const char *text, uint32_t *perm)
@@ -196,6 +206,8 @@ static int write_entry(struct cpio_writer *w, const struct initramfs_entry *e)
 		return cpio_add_dir(w, e->path, e->perm);
 	case INITRAMFS_SYMLINK:
 		return cpio_add_symlink(w, e->path, e->source);
+	case INITRAMFS_DATA:
+		return cpio_add_file(w, e->path, e->perm, e->data, e->len);
 	default:
 		rc = read_host_file(e->source, &data, &len);
 		if (rc)

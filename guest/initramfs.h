@@ -10,13 +10,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum initramfs_kind { INITRAMFS_DIR, INITRAMFS_FILE, INITRAMFS_SYMLINK };
+enum initramfs_kind { INITRAMFS_DIR, INITRAMFS_FILE, INITRAMFS_SYMLINK, INITRAMFS_DATA };
 
 struct initramfs_entry {
 	enum initramfs_kind kind;
 	char *path; /* guest path without the leading '/', e.g. "bin/hello" */
 	uint32_t perm;
-	char *source; /* FILE: host path to read; SYMLINK: link target */
+	char *source;	  /* FILE: host path to read; SYMLINK: link target */
+	const void *data; /* DATA: the file's bytes (owned by the caller) */
+	size_t len;
 };
 
 struct initramfs {
@@ -32,6 +34,10 @@ struct initramfs {
  * PERM is octal. Returns 0 or -EINVAL (message printed).
  */
 int initramfs_add_spec(struct initramfs *fs, enum initramfs_kind kind, const char *spec);
+
+/* Adds a regular file whose bytes are in memory; data must outlive the write. */
+void initramfs_add_data(struct initramfs *fs, const char *path, uint32_t perm, const void *data,
+			size_t len);
 
 /* Sorts, adds parent directories, refuses duplicates, writes a newc archive. */
 int initramfs_write(struct initramfs *fs, FILE *out);

@@ -158,7 +158,7 @@ box_qemu_main() {
 
 	cpus=${REWIND_BOX_CPUS:-$(nproc)}
 	mem=${REWIND_BOX_MEM:-4096}
-	say "mode qemu (no usable /dev/kvm: KVM inside QEMU TCG, kernel ${dir##*/linux-image-}, $cpus vCPUs, $mem MiB)"
+	say "mode qemu (KVM inside QEMU TCG, kernel ${dir##*/linux-image-}, $cpus vCPUs, $mem MiB)"
 	local timeout_cmd=()
 	[[ -n ${REWIND_BOX_TIMEOUT:-} ]] && timeout_cmd=(timeout --kill-after=5 "$REWIND_BOX_TIMEOUT")
 	"${timeout_cmd[@]}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m "$mem" \

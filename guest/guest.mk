@@ -1,0 +1,59 @@
+# guest/guest.mk, included by the GNUmakefile: the guest programs (static
+# x86-64 binaries built with musl) and the guest image build/guest/initramfs.cpio.
+# `make all` builds $(GUEST_ALL).
+
+# Where this file is included must not change the default goal.
+guest_saved_goal := $(.DEFAULT_GOAL)
+
+GUEST_CC     := musl-gcc
+# -ffile-prefix-map keeps the checkout's path out of the binaries, so the
+# image is the same wherever it is built.
+GUEST_CFLAGS := -std=c11 -O2 -g -pthread -ffile-prefix-map=$(CURDIR)=. $(WARN)
+GUEST_CPPFLAGS := -I. -I$(BUILD)/guest/include -D_GNU_SOURCE -MMD -MP
+GUEST_LDFLAGS  := -static -pthread
+
+# Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
+GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat
+GUEST_BIN   := $(BUILD)/guest/bin
+GUEST_OBJ   := $(BUILD)/guest/obj
+GUEST_BINS  := $(GUEST_BIN)/rewind-init $(GUEST_PROGS:%=$(GUEST_BIN)/%)
+GUEST_INITRAMFS := $(BUILD)/guest/initramfs.cpio
+GUEST_ALL   := $(GUEST_INITRAMFS)
+# Kept after linking (make would delete them as intermediate files).
+GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job_file)
+.SECONDARY: $(GUEST_OBJS)
+# Empty mount points in the image.
+GUEST_DIRS  := proc sys dev tmp run rewind
+
+all: $(GUEST_ALL)
+
+# musl ships no kernel UAPI headers; vmm/rewind_abi.h needs <linux/types.h>.
+# Only linux/, asm/ and asm-generic/ of linux-libc-dev are exposed, never glibc's.
+GUEST_INCLUDE := $(BUILD)/guest/include/.stamp
+$(GUEST_INCLUDE):
+	@mkdir -p $(@D)
+	ln -sfn /usr/include/linux $(@D)/linux
+	ln -sfn /usr/include/asm-generic $(@D)/asm-generic
+	ln -sfn /usr/include/x86_64-linux-gnu/asm $(@D)/asm
+	@touch $@
+
+$(GUEST_OBJ)/%.o: guest/%.c | $(GUEST_INCLUDE)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CPPFLAGS) $(GUEST_CFLAGS) -c -o $@ $<
+
+# Every program links the shared helpers; rewind-init also the job-file parser.
+$(GUEST_BIN)/%: $(GUEST_OBJ)/%.o $(GUEST_OBJ)/util.o
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $^
+$(GUEST_BIN)/rewind-init: $(GUEST_OBJ)/job_file.o
+
+$(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk
+	$(BUILD)/bin/rewind-mkinitramfs -o $@ \
+		--file $(GUEST_BIN)/rewind-init:init:0755 \
+		$(foreach p,$(GUEST_PROGS),--file $(GUEST_BIN)/$(p):bin/$(p):0755) \
+		$(foreach d,$(GUEST_DIRS),--dir $(d))
+
+.PHONY: guest
+guest: $(GUEST_ALL)
+
+.DEFAULT_GOAL := $(guest_saved_goal)

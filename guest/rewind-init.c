@@ -1,0 +1,301 @@
+/*
+ * rewind-init: PID 1 of the Rewind guest (/init in the image).
+ *
+ * Mounts the kernel filesystems, makes /dev/console its stdin/stdout/stderr,
+ * reads the job (/rewind/job: argv; optional /rewind/env: environment) from
+ * the archive the VMM appends, checks the job's command, tells the VMM it is
+ * ready (REWIND_PORT_READY: the keyframe point, right before fork), runs the
+ * job in its own session, reaps every child (orphans too) until the job
+ * exits, reports the job's raw wait status (REWIND_PORT_JOB_STATUS) and
+ * powers off. A job that cannot be prepared is reported as exit code 127
+ * without READY. It reads no time and no randomness: its behaviour is a pure
+ * function of the image and the job.
+ */
+#include "guest/job_file.h"
+#include "guest/util.h"
+#include "vmm/rewind_abi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define JOB_FILE       "/rewind/job"
+#define ENV_FILE       "/rewind/env"
+#define JOB_FILE_MAX   (1u << 20) /* plenty for any argv or environment */
+#define DEFAULT_PATH   "/bin:/usr/bin"
+#define STATUS_MISSING (127 << 8) /* wait status of "exit(127)": command not found */
+/* Every byte port an OUTL touches must be permitted: the ABI's span covers them. */
+#define IOPERM_COUNT REWIND_PORT_SPAN
+
+static char *default_env[] = {"PATH=" DEFAULT_PATH, "HOME=/", "TERM=dumb", NULL};
+
+struct mount_spec {
+	const char *source, *target, *type;
+	unsigned long flags;
+	const char *data;
+};
+
+static const struct mount_spec mounts[] = {
+	{"proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+	{"sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
+	{"devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755"},
+	{"tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
+	{"tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
+	{"tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"},
+};
+
+/* The usual /dev links devtmpfs does not make. */
+static const char *const dev_links[][2] = {
+	{"/proc/self/fd", "/dev/fd"},
+	{"/proc/self/fd/0", "/dev/stdin"},
+	{"/proc/self/fd/1", "/dev/stdout"},
+	{"/proc/self/fd/2", "/dev/stderr"},
+};
+
+struct job {
+	char *argv_buf, *env_buf;
+	char **argv, **envp;
+	char path[4096]; /* the file to execute */
+};
+
+/* Messages go to stderr, which is the console once it is open. */
+#define say_err(...) gu_try_say_fd(2, "rewind-init: " __VA_ARGS__)
+
+/* PID 1 must not exit (the kernel would panic); a fatal error ends the run instead. */
+static noreturn void fatal_errno(const char *what)
+{
+	int err = errno;
+
+	say_err("fatal: %s: %s", what, strerror(err));
+	say_err("fatal: cannot continue; exiting, so the kernel panics");
+	exit(1);
+}
+
+static void mount_all(void)
+{
+	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+		const struct mount_spec *m = &mounts[i];
+
+		if (mkdir(m->target, 0755) < 0 && errno != EEXIST)
+			gu_warn_errno("cannot create %s", m->target);
+		else if (mount(m->source, m->target, m->type, m->flags, m->data) < 0)
+			gu_warn_errno("cannot mount %s on %s", m->type, m->target);
+	}
+	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
+		if (symlink(dev_links[i][0], dev_links[i][1]) < 0 && errno != EEXIST)
+			gu_warn_errno("cannot create the link %s", dev_links[i][1]);
+}
+
+/* Makes /dev/console fds 0, 1 and 2; on failure keeps whatever the kernel opened. */
+static void open_console(void)
+{
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		gu_warn_errno("cannot open /dev/console");
+		return;
+	}
+	for (int target = 0; target <= 2; target++)
+		if (dup2(fd, target) < 0)
+			fatal_errno("dup2 of /dev/console");
+	if (fd > 2 && close(fd) < 0)
+		fatal_errno("close of /dev/console");
+}
+
+/*
+ * Reads a whole file into a new buffer. Returns 0, -ENOENT if it does not
+ * exist, -EFBIG if it holds JOB_FILE_MAX bytes or more, or another -errno.
+ */
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, used = 0;
+	char *data = malloc(cap);
+	int err = 0;
+
+	if (fd < 0 || !data) {
+		err = fd < 0 ? errno : ENOMEM;
+		free(data);
+		if (fd >= 0)
+			close(fd);
+		return -err;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (used == cap) {
+			char *bigger = cap >= JOB_FILE_MAX ? NULL : realloc(data, cap * 2);
+
+			if (!bigger) {
+				err = cap >= JOB_FILE_MAX ? EFBIG : ENOMEM;
+				break;
+			}
+			data = bigger;
+			cap *= 2;
+		}
+		n = read(fd, data + used, cap - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : 0;
+			break;
+		}
+		used += (size_t)n;
+	}
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (err) {
+		free(data);
+		return -err;
+	}
+	*buf = data;
+	*len = used;
+	return 0;
+}
+
+/* Reads a file of NUL-terminated strings into a new NULL-terminated vector. */
+static int read_strings(const char *path, char **buf, char ***vec,
+			long (*parse)(char *, size_t, char **, size_t))
+{
+	size_t len = 0, cap;
+	long n;
+	int rc = read_file(path, buf, &len);
+
+	if (rc == -ENOENT)
+		return rc;
+	if (rc < 0) {
+		say_err("%s: cannot read: %s", path, strerror(-rc));
+		return rc;
+	}
+	cap = job_count_strings(*buf, len) + 1;
+	*vec = calloc(cap, sizeof(**vec));
+	if (!*vec) {
+		say_err("%s: out of memory", path);
+		return -ENOMEM;
+	}
+	n = parse(*buf, len, *vec, cap);
+	if (n < 0) {
+		say_err("%s: %s", path, job_error_text((int)n));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool is_executable_file(const char *path, void *ctx)
+{
+	struct stat st;
+
+	(void)ctx;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Reads and checks the job; false (message printed) if it cannot run. */
+static bool prepare_job(struct job *job)
+{
+	const char *path;
+	int rc = read_strings(JOB_FILE, &job->argv_buf, &job->argv, job_parse_argv);
+
+	if (rc == -ENOENT)
+		say_err("%s: no job: the file is missing (the VMM appends it to the image)",
+			JOB_FILE);
+	if (rc < 0)
+		return false;
+	rc = read_strings(ENV_FILE, &job->env_buf, &job->envp, job_parse_env);
+	if (rc == -ENOENT)
+		job->envp = default_env;
+	else if (rc < 0)
+		return false;
+	path = job_getenv(job->envp, "PATH");
+	rc = job_resolve_command(job->argv[0], path ? path : DEFAULT_PATH, is_executable_file, NULL,
+				 job->path, sizeof(job->path));
+	if (rc < 0) {
+		say_err("%s: command not found in the guest", job->argv[0]);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The job's side of fork: no access to the Rewind ports (ioperm is inherited
+ * across fork and execve), its own session, then the command.
+ */
+static noreturn void exec_job(const struct job *job)
+{
+	int err;
+
+	if (ioperm(REWIND_PORT_BASE, IOPERM_COUNT, 0) < 0) {
+		say_err("dropping port access for the job: %s", strerror(errno));
+		_exit(127);
+	}
+	if (setsid() < 0) {
+		say_err("setsid for the job: %s", strerror(errno));
+		_exit(127);
+	}
+	execve(job->path, job->argv, job->envp);
+	err = errno;
+	say_err("%s: cannot execute: %s", job->path, strerror(err));
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+/* Reaps every child, orphans included, until the job itself exits; its wait status. */
+static int reap_until(pid_t job_pid)
+{
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			fatal_errno("waitpid");
+		if (pid == job_pid)
+			return status;
+	}
+}
+
+/* Reports the job's wait status to the VMM and powers off. */
+static noreturn void finish(int status)
+{
+	outl((unsigned int)status, REWIND_PORT_JOB_STATUS);
+	sync();
+	reboot(RB_POWER_OFF);
+	fatal_errno("reboot(RB_POWER_OFF)");
+}
+
+int main(void)
+{
+	static struct job job;
+	pid_t pid;
+
+	program_invocation_short_name = "rewind-init";
+	if (getpid() != 1) {
+		say_err("must run as PID 1 of the Rewind guest (it writes to the VMM's ports)");
+		return 2;
+	}
+	mount_all();
+	open_console();
+	if (chdir("/") < 0)
+		fatal_errno("chdir /");
+	if (!gu_under_rewind())
+		say_err("warning: not under the Rewind VMM (no CPUID signature): port writes go "
+			"nowhere");
+	if (ioperm(REWIND_PORT_BASE, IOPERM_COUNT, 1) < 0)
+		fatal_errno("ioperm of the Rewind ports (kernel needs CONFIG_X86_IOPL_IOPERM)");
+	if (!prepare_job(&job))
+		finish(STATUS_MISSING);
+	outl(0, REWIND_PORT_READY);
+	pid = fork();
+	if (pid < 0)
+		fatal_errno("fork of the job");
+	if (pid == 0)
+		exec_job(&job);
+	finish(reap_until(pid));
+}

@@ -1,0 +1,195 @@
+/* rewind: the deterministic VMM's command line. */
+#include "vmm/log.h"
+#include "vmm/run.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_EPOCH_S	    1767225600ull /* 2026-01-01T00:00:00Z */
+#define DEFAULT_MEM	    (256ull << 20)
+#define MIN_MEM		    (64ull << 20)
+#define MAX_MEM		    (3ull << 30) /* below the local APIC and the TSS pages */
+#define DEFAULT_STEP_BUDGET 10000000ull
+#define DEFAULT_STUCK_MS    10000ull
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: rewind run [OPTIONS] -- CMD [ARGS...]\n"
+		"Runs CMD inside the deterministic Linux guest: the same inputs give the same "
+		"run,\n"
+		"step for step. Prints CMD's output as it happens, then one summary line on "
+		"stderr:\n"
+		"  rewind: run ID OUTCOME [status N] steps N virtual Ss wall Ss trace HASH\n"
+		"\n"
+		"Options:\n"
+		"  --seed N            guest randomness (kernel RNG, ASLR) (default 0)\n"
+		"  --epoch T           guest wall clock at power-on, UNIX seconds (default %llu)\n"
+		"  --mem SIZE          guest RAM, e.g. 256M, 1G (64M..3G, default 256M)\n"
+		"  --kernel FILE       guest bzImage (default: build/guest/bzImage)\n"
+		"  --initrd FILE       base initramfs, newc cpio (default: "
+		"build/guest/initramfs.cpio)\n"
+		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME)\n"
+		"  --out DIR           run directory (default: rewind-runs/RUN_ID)\n"
+		"  --step-budget N     end the run after N steps (default %llu, 0 = none)\n"
+		"  --stuck-ms MS       end the run if the guest makes no exit for MS wall ms\n"
+		"                      (default %llu)\n"
+		"  -v, --verbose       also print the guest kernel's console on stderr\n"
+		"\n"
+		"Exit status: the job's exit code (128+N if killed by signal N); otherwise\n"
+		"  64 bad inputs or no KVM, 65 powered off without a job status, 66 kernel panic,\n"
+		"  67 deadlock (idle, no timer), 68 stuck (no exits), 69 step budget exceeded,\n"
+		"  70 guest fault (invalid call to the VMM), 71 host error.\n"
+		"The run directory holds manifest.json (inputs, run id, outcome, trace hash) and\n"
+		"trace.bin (every event with its step).\n",
+		DEFAULT_EPOCH_S, DEFAULT_STEP_BUDGET, DEFAULT_STUCK_MS);
+}
+
+static int parse_u64(const char *text, const char *what, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(text, &end, 0);
+	if (errno || end == text || *end || text[0] == '-') {
+		rw_err("%s must be a non-negative integer, not '%s'", what, text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_size(const char *text, uint64_t *out)
+{
+	char *end;
+	uint64_t shift = 0;
+
+	errno = 0;
+	*out = strtoull(text, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (errno || end == text || text[0] == '-' || (shift && end[1]) || (!shift && *end) ||
+	    *out > (MAX_MEM >> shift) || (*out <<= shift) < MIN_MEM || *out % 4096) {
+		rw_err("--mem must be a page-aligned size from 64M to 3G, not '%s'", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Default guest images live beside the binary: BIN/../guest/NAME. */
+static const char *default_image(const char *name)
+{
+	static char paths[2][PATH_MAX + 64];
+	static unsigned int next;
+	char exe[PATH_MAX], *path = paths[next++ % 2];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return name;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(paths[0]), "%s/../guest/%s", exe, name);
+	return path;
+}
+
+static int parse_option(struct run_options *opt, int c, const char *arg)
+{
+	switch (c) {
+	case 's':
+		return parse_u64(arg, "--seed", &opt->seed);
+	case 'e':
+		return parse_u64(arg, "--epoch", &opt->epoch_s);
+	case 'm':
+		return parse_size(arg, &opt->mem_bytes);
+	case 'k':
+		opt->kernel_path = arg;
+		return 0;
+	case 'i':
+		opt->initrd_path = arg;
+		return 0;
+	case 'o':
+		opt->out_dir = arg;
+		return 0;
+	case 'b':
+		return parse_u64(arg, "--step-budget", &opt->step_budget);
+	case 't':
+		return parse_u64(arg, "--stuck-ms", &opt->stuck_ms);
+	case 'v':
+		opt->verbose = true;
+		return 0;
+	case 'a':
+		if (opt->add_count == RUN_MAX_ADDS) {
+			rw_err("at most %d --add options", RUN_MAX_ADDS);
+			return -EINVAL;
+		}
+		opt->adds[opt->add_count++] = arg;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"seed", required_argument, NULL, 's'},
+		{"epoch", required_argument, NULL, 'e'},
+		{"mem", required_argument, NULL, 'm'},
+		{"kernel", required_argument, NULL, 'k'},
+		{"initrd", required_argument, NULL, 'i'},
+		{"add", required_argument, NULL, 'a'},
+		{"out", required_argument, NULL, 'o'},
+		{"step-budget", required_argument, NULL, 'b'},
+		{"stuck-ms", required_argument, NULL, 't'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct run_options opt = {.epoch_s = DEFAULT_EPOCH_S,
+				  .mem_bytes = DEFAULT_MEM,
+				  .step_budget = DEFAULT_STEP_BUDGET,
+				  .stuck_ms = DEFAULT_STUCK_MS};
+	int c;
+
+	opt.kernel_path = default_image("bzImage");
+	opt.initrd_path = default_image("initramfs.cpio");
+	while ((c = getopt_long(argc, argv, "+v", options, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (parse_option(&opt, c, optarg) < 0) {
+			usage(stderr);
+			return RUN_STATUS_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		rw_err("no command given: rewind run [OPTIONS] -- CMD [ARGS...]");
+		return RUN_STATUS_USAGE;
+	}
+	opt.argv = argv + optind;
+	opt.argc = (size_t)(argc - optind);
+	return run_job(&opt);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return RUN_STATUS_USAGE;
+}

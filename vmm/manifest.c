@@ -1,0 +1,109 @@
+#include "vmm/manifest.h"
+
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void add_hex(cJSON *obj, const char *name, uint64_t value)
+{
+	char hex[17];
+
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)value);
+	cJSON_AddStringToObject(obj, name, hex);
+}
+
+static cJSON *inputs_json(const struct run_options *opt, const struct run_inputs *in,
+			  const struct vm *vm)
+{
+	cJSON *o = cJSON_CreateObject(), *cmd = cJSON_AddArrayToObject(o, "command");
+	cJSON *adds;
+
+	for (size_t i = 0; i < opt->argc; i++)
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(opt->argv[i]));
+	cJSON_AddStringToObject(o, "kernel", opt->kernel_path);
+	add_hex(o, "kernel_xxh3", in->kernel_hash);
+	cJSON_AddStringToObject(o, "initrd", opt->initrd_path);
+	add_hex(o, "initrd_xxh3", in->initrd_hash);
+	adds = cJSON_AddArrayToObject(o, "add");
+	for (size_t i = 0; i < opt->add_count; i++)
+		cJSON_AddItemToArray(adds, cJSON_CreateString(opt->adds[i]));
+	cJSON_AddNumberToObject(o, "seed", (double)opt->seed);
+	cJSON_AddNumberToObject(o, "epoch_s", (double)opt->epoch_s);
+	cJSON_AddNumberToObject(o, "mem_bytes", (double)opt->mem_bytes);
+	cJSON_AddNumberToObject(o, "quantum_ns", (double)vm->clock.quantum_ns);
+	cJSON_AddStringToObject(o, "cpu_model", vm->cpu_model);
+	cJSON_AddNumberToObject(o, "step_budget", (double)opt->step_budget);
+	cJSON_AddNumberToObject(o, "stuck_ms", (double)opt->stuck_ms);
+	return o;
+}
+
+static cJSON *result_json(const struct vm *vm, const struct run_result *res)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "outcome", vm_outcome_name(vm->outcome));
+	cJSON_AddStringToObject(o, "detail", vm->detail);
+	cJSON_AddNumberToObject(o, "exit_status", res->exit_status);
+	if (vm->has_job_status)
+		cJSON_AddNumberToObject(o, "job_wait_status", vm->job_status);
+	cJSON_AddNumberToObject(o, "steps", (double)vm->steps);
+	cJSON_AddNumberToObject(o, "ready_step", (double)vm->ready_step);
+	cJSON_AddNumberToObject(o, "virtual_ns", (double)vm->clock.now_ns);
+	cJSON_AddNumberToObject(o, "wall_s", res->wall_s);
+	add_hex(o, "trace_xxh3", trace_hash(&vm->trace));
+	cJSON_AddNumberToObject(o, "trace_records", (double)vm->trace.count);
+	return o;
+}
+
+static int make_run_dir(const struct run_options *opt, const struct run_result *res, char *dir,
+			size_t size)
+{
+	if (opt->out_dir)
+		snprintf(dir, size, "%s", opt->out_dir);
+	else
+		snprintf(dir, size, "rewind-runs/%016llx", (unsigned long long)res->run_id);
+	if (!opt->out_dir && mkdir("rewind-runs", 0755) < 0 && errno != EEXIST) {
+		rw_err_errno(errno, "cannot create rewind-runs/");
+		return -errno;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		rw_err_errno(errno, "cannot create the run directory %s", dir);
+		return -errno;
+	}
+	return 0;
+}
+
+int manifest_write_run(const struct run_options *opt, const struct run_inputs *in,
+		       const struct vm *vm, const struct run_result *res)
+{
+	char dir[2048], path[2100];
+	cJSON *root = cJSON_CreateObject();
+	char *text;
+	int rc = make_run_dir(opt, res, dir, sizeof(dir));
+
+	cJSON_AddNumberToObject(root, "rewind_manifest", MANIFEST_VERSION);
+	add_hex(root, "run_id", res->run_id);
+	cJSON_AddItemToObject(root, "inputs", inputs_json(opt, in, vm));
+	cJSON_AddItemToObject(root, "result", result_json(vm, res));
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		return -ENOMEM;
+	if (!rc) {
+		struct file_part parts[] = {{text, strlen(text)}, {"\n", 1}};
+
+		snprintf(path, sizeof(path), "%s/manifest.json", dir);
+		rc = file_write_atomic(path, parts, 2);
+	}
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/trace.bin", dir);
+		rc = trace_write(&vm->trace, path);
+	}
+	free(text);
+	return rc;
+}

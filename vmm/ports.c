@@ -1,0 +1,163 @@
+/* The Rewind ports: every call the guest makes to the VMM (see rewind_abi.h). */
+#include "vmm/guest_mem.h"
+#include "vmm/lapic.h"
+#include "vmm/vm.h"
+
+#include <string.h>
+
+static struct rewind_shared *shared_page(struct vm *vm)
+{
+	return vm->shared_gpa ? guest_mem_ptr(&vm->km, vm->shared_gpa, sizeof(struct rewind_shared))
+			      : NULL;
+}
+
+void vm_raise(struct vm *vm, uint32_t pending_bits)
+{
+	struct rewind_shared *sh = shared_page(vm);
+
+	if (!sh)
+		return;
+	sh->pending |= pending_bits;
+	if (lapic_inject(&vm->km, REWIND_CALLBACK_VECTOR) < 0)
+		vm_finish(vm, VM_HOST_ERROR, "cannot inject an interrupt");
+}
+
+static void port_shared(struct vm *vm, uint32_t pfn)
+{
+	uint64_t gpa = (uint64_t)pfn << 12;
+	struct rewind_shared *sh = guest_mem_ptr(&vm->km, gpa, sizeof(*sh));
+
+	if (!sh || gpa == 0) {
+		vm_finish(vm, VM_GUEST_FAULT, "shared page pfn %#x is outside guest RAM", pfn);
+		return;
+	}
+	vm->shared_gpa = gpa;
+	memset(sh, 0, sizeof(*sh));
+	sh->abi_version = REWIND_ABI_VERSION;
+	sh->epoch_ns = vm->cfg.epoch_ns;
+	sh->tsc_khz = REWIND_TSC_KHZ;
+}
+
+static void emit_output(struct vm *vm, const struct rewind_event *ev)
+{
+	FILE *to = ev->type == REWIND_EV_OUTPUT ? vm->cfg.output : vm->cfg.console;
+
+	if (ev->type == REWIND_EV_PANIC && !to)
+		to = stderr; /* a panic is always shown */
+	if (to && ev->len) {
+		fwrite(ev->payload, 1, ev->len, to);
+		fflush(to);
+	}
+}
+
+static void port_event(struct vm *vm, uint32_t gpa)
+{
+	const struct rewind_event *ev = guest_mem_ptr(&vm->km, gpa, sizeof(*ev));
+	struct trace_record rec;
+
+	if (!ev || ev->len > REWIND_EVENT_PAYLOAD_MAX ||
+	    !guest_mem_ptr(&vm->km, gpa, sizeof(*ev) + ev->len)) {
+		vm_finish(vm, VM_GUEST_FAULT,
+			  "event record at gpa %#x is outside guest RAM or too long", gpa);
+		return;
+	}
+	if (ev->type < REWIND_EV_EXEC || ev->type > REWIND_EV_PANIC) {
+		vm_finish(vm, VM_GUEST_FAULT, "event record of unknown type %u", ev->type);
+		return;
+	}
+	rec = (struct trace_record){.step = vm->steps,
+				    .type = ev->type,
+				    .len = ev->len,
+				    .pid = ev->pid,
+				    .tid = ev->tid,
+				    .args = {ev->args[0], ev->args[1], ev->args[2]}};
+	trace_append(&vm->trace, &rec, ev->payload);
+	emit_output(vm, ev);
+}
+
+/* The guest idles with interrupts disabled: jump to its timer or give up. */
+static void port_idle(struct vm *vm)
+{
+	struct rewind_shared *sh = shared_page(vm);
+
+	if (sh && sh->pending)
+		return; /* an interrupt is already on its way */
+	if (!sh || sh->timer_deadline == 0) {
+		vm_finish(vm, VM_DEADLOCK, "the guest is idle with no timer armed");
+		return;
+	}
+	vclock_jump_to(&vm->clock, sh->timer_deadline);
+}
+
+static void vmm_record(struct vm *vm, uint32_t type, uint64_t arg0)
+{
+	struct trace_record rec = {.step = vm->steps, .type = type, .args = {arg0}};
+
+	trace_append(&vm->trace, &rec, NULL);
+}
+
+static void port_power(struct vm *vm, uint32_t how)
+{
+	vmm_record(vm, TRACE_POWER, how);
+	switch (how) {
+	case REWIND_POWER_PANIC:
+		vm_finish(vm, VM_PANIC, "guest kernel panic");
+		break;
+	case REWIND_POWER_OFF:
+	case REWIND_POWER_HALT:
+	case REWIND_POWER_REBOOT:
+		if (vm->has_job_status)
+			vm_finish(vm, VM_EXITED, "job exited");
+		else
+			vm_finish(vm, VM_POWER_OFF,
+				  "the guest powered off (%u) before the job ended", how);
+		break;
+	default:
+		vm_finish(vm, VM_GUEST_FAULT, "unknown power request %u", how);
+	}
+}
+
+void ports_handle(struct vm *vm, uint16_t port, uint32_t value)
+{
+	switch (port) {
+	case REWIND_PORT_SHARED:
+		port_shared(vm, value);
+		break;
+	case REWIND_PORT_EVENT:
+		port_event(vm, value);
+		break;
+	case REWIND_PORT_IDLE:
+		port_idle(vm);
+		break;
+	case REWIND_PORT_YIELD:
+		break; /* a step: the clock has moved on */
+	case REWIND_PORT_POWER:
+		port_power(vm, value);
+		break;
+	case REWIND_PORT_JOB_STATUS:
+		vm->job_status = (int)value;
+		vm->has_job_status = true;
+		vmm_record(vm, TRACE_JOB_STATUS, value);
+		break;
+	case REWIND_PORT_READY:
+		vm->ready_step = vm->steps;
+		vmm_record(vm, TRACE_READY, 0);
+		break;
+	default:
+		vm_finish(vm, VM_GUEST_FAULT, "write to unknown port %#x (value %#x)", port, value);
+	}
+}
+
+/* Called after every step: fires the one-shot timer once virtual time reaches it. */
+void ports_fire_due_timer(struct vm *vm)
+{
+	struct rewind_shared *sh = shared_page(vm);
+
+	if (!sh || vm->outcome != VM_RUNNING)
+		return;
+	sh->now_ns = vm->clock.now_ns;
+	if (sh->timer_deadline && sh->timer_deadline <= vm->clock.now_ns) {
+		sh->timer_deadline = 0;
+		vm_raise(vm, REWIND_PENDING_TIMER);
+	}
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * The Rewind guest/host ABI: the one header shared by the guest kernel patch
+ * (installed as <asm/rewind_abi.h>), the guest runtime and the VMM.
+ *
+ * Discovery: CPUID leaf 0x40000000 returns the signature "RewindRewind" in
+ * EBX, ECX, EDX and the highest Rewind leaf in EAX; leaf 0x40000001 returns
+ * REWIND_ABI_VERSION in EAX.
+ *
+ * Calls: the guest writes a 32-bit value with OUTL to one of the ports below
+ * (the VMM refuses other sizes and reads). Every such write is one "step".
+ * Guest-physical addresses handed over are checked by the VMM against guest
+ * RAM; a bad one ends the run as a guest fault, never harms the VMM.
+ */
+#ifndef _ASM_X86_REWIND_ABI_H
+#define _ASM_X86_REWIND_ABI_H
+
+#include <linux/types.h>
+
+#define REWIND_CPUID_SIGNATURE 0x40000000u
+#define REWIND_CPUID_FEATURES  0x40000001u
+#define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
+#define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
+#define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
+#define REWIND_ABI_VERSION     1u
+
+/*
+ * Ports (OUTL, 32-bit value), 4 apart: an OUTL touches 4 byte ports, so a
+ * user task given ioperm(REWIND_PORT_BASE, REWIND_PORT_SPAN, 1) can use all.
+ */
+#define REWIND_PORT_BASE 0x5200u
+#define REWIND_PORT(n)	 (REWIND_PORT_BASE + 4u * (n))
+enum rewind_port {
+	/* value: page frame number (gpa >> 12) of the guest's struct rewind_shared */
+	REWIND_PORT_SHARED = REWIND_PORT(0),
+	/* value: gpa of a struct rewind_event (header + payload within one page) */
+	REWIND_PORT_EVENT = REWIND_PORT(1),
+	/* value ignored; the CPU is idle with interrupts disabled: the VMM jumps
+	 * virtual time to the armed timer and injects its interrupt */
+	REWIND_PORT_IDLE = REWIND_PORT(2),
+	/* value ignored; a task called sched_yield() */
+	REWIND_PORT_YIELD = REWIND_PORT(3),
+	/* value: enum rewind_power */
+	REWIND_PORT_POWER = REWIND_PORT(4),
+	/* value: the job's wait status (as from waitpid), from rewind-init */
+	REWIND_PORT_JOB_STATUS = REWIND_PORT(5),
+	/* value ignored; rewind-init booted and prepared the job (keyframe point) */
+	REWIND_PORT_READY = REWIND_PORT(6),
+	REWIND_PORT_END = REWIND_PORT(7)
+};
+#define REWIND_PORT_SPAN (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
+
+enum rewind_power {
+	REWIND_POWER_OFF = 0,
+	REWIND_POWER_REBOOT = 1,
+	REWIND_POWER_HALT = 2,
+	REWIND_POWER_PANIC = 3,
+};
+
+/*
+ * Interrupts: the VMM injects REWIND_CALLBACK_VECTOR through the local APIC,
+ * only while the vCPU is stopped at an exit the guest made. The handler reads
+ * and clears the reason bits in struct rewind_shared.pending (atomic xchg).
+ */
+#define REWIND_CALLBACK_VECTOR 0xf3	 /* HYPERVISOR_CALLBACK_VECTOR */
+#define REWIND_PENDING_TIMER   (1u << 0) /* the armed one-shot timer expired */
+#define REWIND_PENDING_RESCHED (1u << 1) /* preempt the running task now */
+
+/*
+ * One page shared by guest and VMM, registered with REWIND_PORT_SHARED.
+ * The VMM refreshes the host-written fields before every guest entry, so
+ * the guest reads virtual time without an exit.
+ */
+struct rewind_shared {
+	/* written by the VMM */
+	__u64 now_ns;	   /* virtual time since power-on */
+	__u64 epoch_ns;	   /* wall clock (UNIX ns) at power-on */
+	__u32 pending;	   /* REWIND_PENDING_* bits; the guest clears them */
+	__u32 abi_version; /* REWIND_ABI_VERSION */
+	__u64 tsc_khz;	   /* rate of the emulated RDTSC for user space */
+	/* written by the guest */
+	__u64 timer_deadline; /* absolute now_ns of the one-shot timer, 0 = none */
+	__u8 reserved[4096 - 40];
+};
+
+/* Event records, handed over with REWIND_PORT_EVENT; the VMM stamps each with its step. */
+enum rewind_event_type {
+	REWIND_EV_EXEC = 1,   /* payload: path NUL argv[0] NUL argv[1] ...; arg0: argc */
+	REWIND_EV_FORK = 2,   /* arg0: child tid, arg1: child tgid, arg2: 1 if a thread */
+	REWIND_EV_EXIT = 3,   /* arg0: exit code (wait status form), arg1: 1 if the whole process */
+	REWIND_EV_SIGNAL = 4, /* arg0: signo, arg1: si_code, arg2: fault address */
+	REWIND_EV_OUTPUT = 5, /* payload: bytes a task wrote to its stdout/stderr terminal */
+	REWIND_EV_CONSOLE = 6, /* payload: kernel console text */
+	REWIND_EV_PANIC = 7,   /* payload: panic message */
+};
+
+#define REWIND_EVENT_MAX 4096u /* header + payload never cross this */
+struct rewind_event {
+	__u32 type; /* enum rewind_event_type */
+	__u32 len;  /* payload bytes, at most REWIND_EVENT_MAX - sizeof(header) */
+	__u32 pid;  /* thread group id of the task the event is about (or current) */
+	__u32 tid;  /* thread id */
+	__u64 args[3];
+	__u8 payload[];
+};
+#define REWIND_EVENT_PAYLOAD_MAX (REWIND_EVENT_MAX - sizeof(struct rewind_event))
+
+/* The emulated user-space RDTSC runs at this rate: ticks = now_ns * tsc_khz / 1e6. */
+#define REWIND_TSC_KHZ 1000000u /* 1 GHz: one tick per virtual ns */
+
+#endif /* _ASM_X86_REWIND_ABI_H */

@@ -1,0 +1,62 @@
+/*
+ * One `rewind run`: its inputs (the run is a pure function of them), the
+ * machine built from them, and what it leaves behind: the guest's output as
+ * it happens, a summary line, and a run directory with the inputs manifest
+ * (JSON), the binary event trace and its hash.
+ */
+#ifndef REWIND_RUN_H
+#define REWIND_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RUN_MAX_ADDS 64
+
+struct run_options {
+	const char *kernel_path;
+	const char *initrd_path;
+	const char *out_dir; /* NULL: rewind-runs/<run id> */
+	uint64_t seed;
+	uint64_t epoch_s; /* wall clock at power-on, UNIX seconds */
+	uint64_t mem_bytes;
+	uint64_t step_budget;
+	uint64_t stuck_ms;
+	bool verbose;			/* also print the kernel console */
+	const char *adds[RUN_MAX_ADDS]; /* HOST[:GUEST] */
+	size_t add_count;
+	char *const *argv; /* the job's command */
+	size_t argc;
+};
+
+/* Exit statuses of `rewind run` besides the job's own. */
+enum run_status {
+	RUN_STATUS_USAGE = 2,
+	RUN_STATUS_SETUP = 64, /* bad inputs or no KVM: nothing ran */
+	RUN_STATUS_POWER_OFF = 65,
+	RUN_STATUS_PANIC = 66,
+	RUN_STATUS_DEADLOCK = 67,
+	RUN_STATUS_STUCK = 68,
+	RUN_STATUS_STEP_BUDGET = 69,
+	RUN_STATUS_GUEST_FAULT = 70,
+	RUN_STATUS_HOST_ERROR = 71,
+};
+
+/* The bytes a run is made of, loaded and hashed once. */
+struct run_inputs {
+	uint8_t *kernel, *base_initrd, *job_archive, *initrd;
+	size_t kernel_len, base_initrd_len, job_archive_len, initrd_len;
+	uint64_t kernel_hash, initrd_hash; /* XXH3-64; initrd = base + job archive */
+	uint8_t rng_seed[32];
+};
+
+struct run_result {
+	uint64_t run_id; /* XXH3-64 of every input */
+	int exit_status; /* what `rewind run` exits with */
+	double wall_s;
+};
+
+/* Runs the job; returns the process exit status (the job's, or a run_status). */
+int run_job(const struct run_options *opt);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * The event trace of a run: every event record the guest sent, and the
+ * VMM's own events, each stamped with the step it happened at. Its running
+ * XXH3 hash is the run's fingerprint: equal traces, equal hashes.
+ *
+ * File format (little-endian): "RWTRACE1", then records, each a struct
+ * trace_record followed by len payload bytes.
+ */
+#ifndef REWIND_TRACE_H
+#define REWIND_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <xxhash.h>
+
+#define TRACE_MAGIC "RWTRACE1"
+
+/* Types below 0x100 are the guest's (enum rewind_event_type); these are the VMM's. */
+enum trace_vmm_type {
+	TRACE_READY = 0x100,	  /* rewind-init reached the keyframe point */
+	TRACE_JOB_STATUS = 0x101, /* arg0: the job's wait status */
+	TRACE_POWER = 0x102,	  /* arg0: enum rewind_power */
+	TRACE_OUTCOME = 0x103,	  /* arg0: enum vm_outcome; payload: detail */
+};
+
+struct trace_record {
+	uint64_t step;
+	uint32_t type;
+	uint32_t len; /* payload bytes that follow */
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t args[3];
+};
+
+struct trace {
+	uint8_t *buf; /* records as in the file, without the magic */
+	size_t len, cap;
+	uint64_t count;
+	XXH3_state_t *hash;
+};
+
+int trace_init(struct trace *t);
+void trace_free(struct trace *t);
+
+/* Appends one record and its payload (len bytes). */
+void trace_append(struct trace *t, const struct trace_record *rec, const void *payload);
+
+/* XXH3-64 of all records so far. */
+uint64_t trace_hash(const struct trace *t);
+
+/* Writes the trace file atomically (temporary file, then rename). */
+int trace_write(const struct trace *t, const char *path);
+
+#endif

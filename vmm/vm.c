@@ -1,0 +1,209 @@
+#include "vmm/vm.h"
+
+#include "vmm/cpuid.h"
+#include "vmm/lapic.h"
+#include "vmm/log.h"
+#include "vmm/msr.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#define WATCHDOG_TICK_MS 100
+
+static const char *const outcome_names[] = {
+	[VM_RUNNING] = "running",	  [VM_EXITED] = "exited",
+	[VM_POWER_OFF] = "power-off",	  [VM_PANIC] = "panic",
+	[VM_DEADLOCK] = "deadlock",	  [VM_STUCK] = "stuck",
+	[VM_STEP_BUDGET] = "step-budget", [VM_GUEST_FAULT] = "guest-fault",
+	[VM_HOST_ERROR] = "host-error",
+};
+
+const char *vm_outcome_name(enum vm_outcome outcome)
+{
+	return outcome < sizeof(outcome_names) / sizeof(outcome_names[0]) ? outcome_names[outcome]
+									  : "unknown";
+}
+
+static uint64_t vcpu_rip(struct vm *vm, int *cpl)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	*cpl = 0;
+	if (ioctl(vm->km.vcpu_fd, KVM_GET_REGS, &regs) < 0)
+		return 0;
+	if (ioctl(vm->km.vcpu_fd, KVM_GET_SREGS, &sregs) == 0)
+		*cpl = sregs.cs.selector & 3;
+	return regs.rip;
+}
+
+void vm_finish(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
+{
+	struct trace_record rec = {.step = vm->steps, .type = TRACE_OUTCOME, .args = {outcome}};
+	va_list ap;
+	int cpl;
+
+	if (vm->outcome != VM_RUNNING)
+		return;
+	vm->outcome = outcome;
+	vm->outcome_rip = vcpu_rip(vm, &cpl);
+	va_start(ap, fmt);
+	vsnprintf(vm->detail, sizeof(vm->detail), fmt, ap);
+	va_end(ap);
+	rec.len = (uint32_t)strlen(vm->detail);
+	trace_append(&vm->trace, &rec, vm->detail);
+}
+
+int vm_create(struct vm *vm, const struct vm_config *cfg)
+{
+	int rc;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->cfg = *cfg;
+	vm->clock.quantum_ns = cfg->quantum_ns;
+	rc = trace_init(&vm->trace);
+	if (!rc)
+		rc = kvm_machine_open(&vm->km);
+	if (!rc)
+		rc = lapic_create(&vm->km);
+	if (!rc)
+		rc = kvm_machine_add_ram(&vm->km, cfg->ram_size);
+	if (!rc)
+		rc = kvm_machine_create_vcpu(&vm->km);
+	if (!rc)
+		rc = cpuid_model_apply(&vm->km, &vm->cpu_model);
+	if (!rc)
+		rc = msr_init(&vm->km);
+	return rc;
+}
+
+void vm_destroy(struct vm *vm)
+{
+	kvm_machine_close(&vm->km);
+	trace_free(&vm->trace);
+}
+
+/* An exit the guest made through port I/O: only OUTL to a Rewind port is valid. */
+static void handle_io(struct vm *vm)
+{
+	struct kvm_run *run = vm->km.run;
+	uint32_t value = 0;
+
+	if (run->io.port < REWIND_PORT_BASE || run->io.port >= REWIND_PORT_END ||
+	    (run->io.port - REWIND_PORT_BASE) % 4 != 0 || run->io.direction != KVM_EXIT_IO_OUT ||
+	    run->io.size != 4 || run->io.count != 1) {
+		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
+			  run->io.direction == KVM_EXIT_IO_OUT ? "write" : "read", run->io.size,
+			  run->io.count, run->io.port);
+		return;
+	}
+	memcpy(&value, (uint8_t *)run + run->io.data_offset, sizeof(value));
+	ports_handle(vm, run->io.port, value);
+}
+
+static void handle_exit(struct vm *vm, int reason)
+{
+	struct kvm_run *run = vm->km.run;
+
+	switch (reason) {
+	case KVM_EXIT_IO:
+		vm->steps++;
+		vclock_step(&vm->clock);
+		handle_io(vm);
+		break;
+	case KVM_EXIT_MMIO:
+		vm_finish(vm, VM_GUEST_FAULT, "MMIO %s at unbacked address %#llx",
+			  run->mmio.is_write ? "write" : "read",
+			  (unsigned long long)run->mmio.phys_addr);
+		break;
+	case KVM_EXIT_SHUTDOWN:
+		vm_finish(vm, VM_GUEST_FAULT, "triple fault (shutdown)");
+		break;
+	case KVM_EXIT_FAIL_ENTRY:
+		vm_finish(vm, VM_HOST_ERROR, "KVM could not enter the guest (reason %#llx)",
+			  (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		break;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vm_finish(vm, VM_GUEST_FAULT, "KVM internal error (suberror %u)",
+			  run->internal.suberror);
+		break;
+	default:
+		vm_finish(vm, VM_GUEST_FAULT, "unexpected KVM exit reason %d", reason);
+	}
+}
+
+/*
+ * The watchdog: a periodic signal kicks KVM_RUN out with EINTR, so a guest
+ * that makes no exits (a spin in user space or the kernel) ends the run.
+ */
+static void watchdog_tick(int sig)
+{
+	(void)sig;
+}
+
+static int watchdog_start(timer_t *timer)
+{
+	/* SA_RESTART keeps other syscalls going; KVM_RUN still returns EINTR. */
+	struct sigaction sa = {.sa_handler = watchdog_tick, .sa_flags = SA_RESTART};
+	struct sigevent sev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGUSR1};
+	struct itimerspec period = {.it_interval = {0, WATCHDOG_TICK_MS * 1000000L},
+				    .it_value = {0, WATCHDOG_TICK_MS * 1000000L}};
+
+	sev._sigev_un._tid = gettid();
+	if (sigaction(SIGUSR1, &sa, NULL) < 0 || timer_create(CLOCK_MONOTONIC, &sev, timer) < 0 ||
+	    timer_settime(*timer, 0, &period, NULL) < 0) {
+		rw_err_errno(errno, "cannot start the watchdog timer");
+		return -EIO;
+	}
+	return 0;
+}
+
+static void watchdog_check(struct vm *vm, uint64_t *last_steps, uint64_t *quiet_ms)
+{
+	int cpl;
+	uint64_t rip;
+
+	if (vm->steps != *last_steps) {
+		*last_steps = vm->steps;
+		*quiet_ms = 0;
+		return;
+	}
+	*quiet_ms += WATCHDOG_TICK_MS;
+	if (*quiet_ms < vm->cfg.stuck_ms)
+		return;
+	rip = vcpu_rip(vm, &cpl);
+	vm_finish(vm, VM_STUCK, "no exit for %llu ms: stuck in %s at RIP %#llx",
+		  (unsigned long long)*quiet_ms, cpl == 3 ? "user space" : "the guest kernel",
+		  (unsigned long long)rip);
+}
+
+enum vm_outcome vm_run(struct vm *vm)
+{
+	uint64_t last_steps = vm->steps, quiet_ms = 0;
+	timer_t timer;
+
+	if (watchdog_start(&timer) < 0)
+		return VM_HOST_ERROR;
+	while (vm->outcome == VM_RUNNING) {
+		int reason = kvm_machine_run(&vm->km);
+
+		if (reason == -EINTR) {
+			watchdog_check(vm, &last_steps, &quiet_ms);
+			continue;
+		}
+		if (reason < 0) {
+			vm_finish(vm, VM_HOST_ERROR, "KVM_RUN failed: %s", strerror(-reason));
+			break;
+		}
+		handle_exit(vm, reason);
+		if (vm->cfg.step_budget && vm->steps >= vm->cfg.step_budget)
+			vm_finish(vm, VM_STEP_BUDGET, "step budget of %llu exceeded",
+				  (unsigned long long)vm->cfg.step_budget);
+		ports_fire_due_timer(vm);
+	}
+	timer_delete(timer);
+	return vm->outcome;
+}

@@ -1,0 +1,80 @@
+/*
+ * A deterministic machine: one vCPU, guest RAM, the local APIC, the virtual
+ * clock, the Rewind ports and the event trace, driven by one run loop that
+ * ends with exactly one outcome. Never hangs: a step budget bounds the
+ * guest's exits and a wall budget bounds the time between two exits.
+ */
+#ifndef REWIND_VM_H
+#define REWIND_VM_H
+
+#include "vmm/clock.h"
+#include "vmm/kvm.h"
+#include "vmm/rewind_abi.h"
+#include "vmm/trace.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum vm_outcome {
+	VM_RUNNING = 0,
+	VM_EXITED,	/* the job ended and the guest powered off */
+	VM_POWER_OFF,	/* the guest powered off without a job status */
+	VM_PANIC,	/* guest kernel panic */
+	VM_DEADLOCK,	/* idle with no timer armed: nothing can ever happen */
+	VM_STUCK,	/* no exit for longer than the wall budget */
+	VM_STEP_BUDGET, /* more steps than allowed */
+	VM_GUEST_FAULT, /* invalid Rewind call, unknown port or MMIO, triple fault */
+	VM_HOST_ERROR,	/* KVM or the host failed */
+};
+
+struct vm_config {
+	uint64_t ram_size;
+	uint64_t epoch_ns;    /* wall clock at power-on */
+	uint64_t quantum_ns;  /* virtual time per step */
+	uint64_t step_budget; /* 0 = unlimited */
+	uint64_t stuck_ms;    /* wall time allowed between two exits */
+	FILE *output;	      /* guest program output goes here as it happens */
+	FILE *console;	      /* kernel console text goes here (NULL: kept in trace only) */
+};
+
+struct vm {
+	struct kvm_machine km;
+	struct vm_config cfg;
+	const char *cpu_model;
+	struct vclock clock;
+	uint64_t steps;
+	uint64_t shared_gpa; /* 0 until the guest registers it */
+	struct trace trace;
+	enum vm_outcome outcome;
+	int job_status; /* valid if has_job_status */
+	bool has_job_status;
+	uint64_t ready_step;  /* 0 until rewind-init says ready */
+	uint64_t outcome_rip; /* where the vCPU was for STUCK and faults */
+	char detail[256];     /* human-readable outcome detail */
+};
+
+/* Creates the KVM machine (RAM, APIC, vCPU, CPU model). */
+int vm_create(struct vm *vm, const struct vm_config *cfg);
+
+/* Runs until an outcome; returns it. */
+enum vm_outcome vm_run(struct vm *vm);
+
+void vm_destroy(struct vm *vm);
+
+const char *vm_outcome_name(enum vm_outcome outcome);
+
+/* Ends the run with an outcome and a printf-style detail (first call wins). */
+void vm_finish(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The Rewind port handlers (vmm/ports.c): one OUTL the guest made. */
+void ports_handle(struct vm *vm, uint16_t port, uint32_t value);
+
+/* After every step: refreshes the shared page and fires a due timer (vmm/ports.c). */
+void ports_fire_due_timer(struct vm *vm);
+
+/* Raises reason bits in the shared page and injects the callback vector. */
+void vm_raise(struct vm *vm, uint32_t pending_bits);
+
+#endif
