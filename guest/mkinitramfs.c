@@ -3,11 +3,11 @@
  * host files, so no host time, owner or directory order leaks into a guest.
  */
 #include "guest/initramfs.h"
+#include "vmm/file.h"
 #include "vmm/log.h"
 
 #include <getopt.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *to)
@@ -21,38 +21,22 @@ static void usage(FILE *to)
 		    "replaced atomically.\n");
 }
 
-/* Writes the archive to a temporary file beside out, then renames it. */
+/* Builds the archive in memory, then replaces out atomically. */
 static int write_atomically(struct initramfs *fs, const char *out)
 {
-	size_t len = strlen(out) + sizeof(".tmp.XXXXXX");
-	char *tmp = malloc(len);
-	FILE *f;
-	int fd, rc;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = f ? initramfs_write(fs, f) : -ENOMEM;
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len, "%s.tmp.XXXXXX", out);
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
-		rw_err_errno(errno, "cannot create %s", tmp);
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return -EIO;
+	if (f && fclose(f) != 0 && !rc)
+		rc = -EIO;
+	if (!rc) {
+		struct file_part part = {buf, len};
+
+		rc = file_write_atomic(out, &part, 1);
 	}
-	rc = initramfs_write(fs, f);
-	/* mkstemp creates 0600; an image is not a secret. */
-	if (!rc && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
-		rc = -errno;
-	if (fclose(f) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, out) < 0)
-		rc = -errno;
-	if (rc) {
-		rw_err("cannot write %s: %s", out, strerror(-rc));
-		unlink(tmp);
-	}
-	free(tmp);
+	free(buf);
 	return rc;
 }
 

@@ -17,10 +17,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/random.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -270,6 +272,32 @@ static noreturn void finish(int status)
 	fatal_errno("reboot(RB_POWER_OFF)");
 }
 
+/*
+ * The execution seed enters here, after the keyframe point: the kernel RNG
+ * is reseeded from it before the job exists, so the job's randomness (and
+ * ASLR) is the same whether the guest booted or was restored.
+ */
+static void reseed_rng(void)
+{
+	struct {
+		struct rand_pool_info info;
+		uint32_t words[REWIND_SEED_WORDS];
+	} seed = {
+		.info = {.entropy_count = REWIND_SEED_WORDS * 32, .buf_size = sizeof(seed.words)}};
+	int fd;
+
+	for (int i = 0; i < REWIND_SEED_WORDS; i++)
+		seed.words[i] = inl(REWIND_PORT_SEED);
+	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		fatal_errno("open /dev/urandom");
+	if (ioctl(fd, RNDADDENTROPY, &seed) < 0)
+		fatal_errno("RNDADDENTROPY");
+	if (ioctl(fd, RNDRESEEDCRNG) < 0)
+		fatal_errno("RNDRESEEDCRNG");
+	close(fd);
+}
+
 int main(void)
 {
 	static struct job job;
@@ -292,6 +320,7 @@ int main(void)
 	if (!prepare_job(&job))
 		finish(STATUS_MISSING);
 	outl(0, REWIND_PORT_READY);
+	reseed_rng();
 	pid = fork();
 	if (pid < 0)
 		fatal_errno("fork of the job");

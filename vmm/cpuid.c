@@ -184,6 +184,7 @@ int cpuid_model_apply(struct kvm_machine *m, const char **name)
 		}
 	}
 	*name = amd ? "rewind-amd-v1" : "rewind-intel-v1";
+	m->cpu_vendor_amd = amd;
 	free(model);
 	free(host);
 	return rc;

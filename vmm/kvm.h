@@ -19,8 +19,9 @@ struct kvm_machine {
 	int vcpu_fd; /* KVM_CREATE_VCPU, -1 until created */
 	struct kvm_run *run;
 	size_t run_size;
-	uint8_t *ram;	   /* host mapping of guest-physical [0, ram_size) */
-	uint64_t ram_size; /* bytes, a multiple of the page size */
+	uint8_t *ram;	    /* host mapping of guest-physical [0, ram_size) */
+	uint64_t ram_size;  /* bytes, a multiple of the page size */
+	int cpu_vendor_amd; /* set by cpuid_model_apply */
 };
 
 /* Opens /dev/kvm, checks the API version and creates an empty VM. */

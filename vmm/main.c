@@ -1,4 +1,5 @@
 /* rewind: the deterministic VMM's command line. */
+#include "vmm/keyframe_file.h"
 #include "vmm/log.h"
 #include "vmm/run.h"
 
@@ -20,6 +21,7 @@ static void usage(FILE *to)
 {
 	fprintf(to,
 		"usage: rewind run [OPTIONS] -- CMD [ARGS...]\n"
+		"       rewind keyframe FILE     print a keyframe file's metadata\n"
 		"Runs CMD inside the deterministic Linux guest: the same inputs give the same "
 		"run,\n"
 		"step for step. Prints CMD's output as it happens, then one summary line on "
@@ -38,6 +40,11 @@ static void usage(FILE *to)
 		"  --step-budget N     end the run after N steps (default %llu, 0 = none)\n"
 		"  --stuck-ms MS       end the run if the guest makes no exit for MS wall ms\n"
 		"                      (default %llu)\n"
+		"  --keyframe FILE     restore the booted guest from FILE; if FILE does not "
+		"exist,\n"
+		"                      boot, write the keyframe there at READY, then go on\n"
+		"  --repeat N          after the run, run N more times from the keyframe in this\n"
+		"                      process and check every trace is identical\n"
 		"  -v, --verbose       also print the guest kernel's console on stderr\n"
 		"\n"
 		"Exit status: the job's exit code (128+N if killed by signal N); otherwise\n"
@@ -127,6 +134,11 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 	case 'v':
 		opt->verbose = true;
 		return 0;
+	case 'K':
+		opt->keyframe_path = arg;
+		return 0;
+	case 'r':
+		return parse_u64(arg, "--repeat", &opt->repeat);
 	case 'a':
 		if (opt->add_count == RUN_MAX_ADDS) {
 			rw_err("at most %d --add options", RUN_MAX_ADDS);
@@ -152,6 +164,8 @@ static int cmd_run(int argc, char **argv)
 		{"step-budget", required_argument, NULL, 'b'},
 		{"stuck-ms", required_argument, NULL, 't'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"keyframe", required_argument, NULL, 'K'},
+		{"repeat", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -186,6 +200,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (argc == 3 && !strcmp(argv[1], "keyframe"))
+		return keyframe_file_describe(argv[2], stdout) < 0 ? RUN_STATUS_SETUP : 0;
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
 		return 0;

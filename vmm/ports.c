@@ -141,11 +141,22 @@ void ports_handle(struct vm *vm, uint16_t port, uint32_t value)
 		break;
 	case REWIND_PORT_READY:
 		vm->ready_step = vm->steps;
+		vm->paused = vm->cfg.stop_at_ready;
 		vmm_record(vm, TRACE_READY, 0);
 		break;
 	default:
 		vm_finish(vm, VM_GUEST_FAULT, "write to unknown port %#x (value %#x)", port, value);
 	}
+}
+
+uint32_t ports_read_seed(struct vm *vm)
+{
+	if (!vm->ready_step || vm->seed_words_read >= REWIND_SEED_WORDS) {
+		vm_finish(vm, VM_GUEST_FAULT, "seed read %u outside the %d words after READY",
+			  vm->seed_words_read, REWIND_SEED_WORDS);
+		return 0;
+	}
+	return vm->cfg.exec_seed[vm->seed_words_read++];
 }
 
 /* Called after every step: fires the one-shot timer once virtual time reaches it. */

@@ -8,7 +8,8 @@
  * REWIND_ABI_VERSION in EAX.
  *
  * Calls: the guest writes a 32-bit value with OUTL to one of the ports below
- * (the VMM refuses other sizes and reads). Every such write is one "step".
+ * (the VMM refuses other sizes, and reads except from REWIND_PORT_SEED).
+ * Every such access is one "step".
  * Guest-physical addresses handed over are checked by the VMM against guest
  * RAM; a bad one ends the run as a guest fault, never harms the VMM.
  */
@@ -46,9 +47,15 @@ enum rewind_port {
 	REWIND_PORT_JOB_STATUS = REWIND_PORT(5),
 	/* value ignored; rewind-init booted and prepared the job (keyframe point) */
 	REWIND_PORT_READY = REWIND_PORT(6),
-	REWIND_PORT_END = REWIND_PORT(7)
+	/* INL, the one read: the next 32-bit word of the execution seed. Right
+	 * after READY, rewind-init reads REWIND_SEED_WORDS of them and reseeds the
+	 * kernel RNG, so a run restored from the keyframe and a run booted from
+	 * scratch get the same randomness from the same seed */
+	REWIND_PORT_SEED = REWIND_PORT(7),
+	REWIND_PORT_END = REWIND_PORT(8)
 };
-#define REWIND_PORT_SPAN (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
+#define REWIND_SEED_WORDS 8
+#define REWIND_PORT_SPAN  (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
 
 enum rewind_power {
 	REWIND_POWER_OFF = 0,

@@ -3,6 +3,7 @@
 #include "guest/initramfs.h"
 #include "vmm/boot.h"
 #include "vmm/file.h"
+#include "vmm/keyframe_file.h"
 #include "vmm/log.h"
 #include "vmm/manifest.h"
 #include "vmm/vm.h"
@@ -14,7 +15,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <xxhash.h>
+
+#define RUN_BOOT_SEED 0 /* the kernel RNG's seed at boot, before the keyframe point */
 
 /* Kernel command line: quiet boot; every device and clock comes from the Rewind platform. */
 #define RUN_CMDLINE "quiet loglevel=4 rdinit=/init"
@@ -119,7 +123,7 @@ static int join_initrd(struct run_inputs *in)
 }
 
 /* 32 seed bytes for the guest RNG, a pure function of --seed. */
-static void derive_rng_seed(uint64_t seed, uint8_t out[32])
+static void derive_rng_seed(uint64_t seed, void *out)
 {
 	static const char label[] = "rewind guest rng seed";
 
@@ -128,7 +132,7 @@ static void derive_rng_seed(uint64_t seed, uint8_t out[32])
 		XXH128_canonical_t c;
 
 		XXH128_canonicalFromHash(&c, h);
-		memcpy(out + 16 * i, c.digest, 16);
+		memcpy((uint8_t *)out + 16 * i, c.digest, 16);
 	}
 }
 
@@ -163,7 +167,9 @@ static int prepare_inputs(struct run_inputs *in, const struct run_options *opt)
 		return rc;
 	in->kernel_hash = XXH3_64bits(in->kernel, in->kernel_len);
 	in->initrd_hash = XXH3_64bits(in->initrd, in->initrd_len);
-	derive_rng_seed(opt->seed, in->rng_seed);
+	/* The boot is the same for every seed; the seed enters after READY. */
+	derive_rng_seed(RUN_BOOT_SEED, in->rng_seed);
+	derive_rng_seed(opt->seed, in->exec_seed);
 	return 0;
 }
 
@@ -215,7 +221,18 @@ static void print_summary(const struct vm *vm, const struct run_result *res)
 		(unsigned long long)trace_hash(&vm->trace));
 }
 
-static int boot_and_run(struct vm *vm, const struct run_inputs *in, const struct run_options *opt)
+static void keyframe_identity_of(const struct run_inputs *in, const struct vm *vm,
+				 struct keyframe_identity *id)
+{
+	*id = (struct keyframe_identity){.kernel_xxh3 = in->kernel_hash,
+					 .initrd_xxh3 = in->initrd_hash,
+					 .mem_bytes = vm->km.ram_size,
+					 .epoch_ns = vm->cfg.epoch_ns,
+					 .quantum_ns = vm->cfg.quantum_ns};
+	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", vm->cpu_model);
+}
+
+static int boot(struct vm *vm, const struct run_inputs *in)
 {
 	struct boot_image img = {.kernel = in->kernel,
 				 .kernel_len = in->kernel_len,
@@ -224,11 +241,94 @@ static int boot_and_run(struct vm *vm, const struct run_inputs *in, const struct
 				 .cmdline = RUN_CMDLINE};
 
 	memcpy(img.rng_seed, in->rng_seed, sizeof(img.rng_seed));
-	(void)opt;
-	if (boot_linux(&vm->km, &img) < 0)
+	return boot_linux(&vm->km, &img) < 0 ? -EINVAL : 0;
+}
+
+/* Boots to READY, keeps the keyframe in memory and writes it to path. */
+static int boot_to_keyframe(struct vm *vm, const struct run_inputs *in, const char *path,
+			    struct keyframe *kf)
+{
+	struct keyframe_identity id;
+
+	vm->cfg.stop_at_ready = true;
+	if (boot(vm, in) < 0)
 		return -EINVAL;
 	vm_run(vm);
+	vm->cfg.stop_at_ready = false;
+	if (!vm->paused)
+		return 0; /* never got ready: the outcome says why */
+	keyframe_identity_of(in, vm, &id);
+	if (keyframe_capture(vm, kf) < 0 || keyframe_file_write(path, kf, vm, &id) < 0)
+		return -EIO;
+	fprintf(stderr, "rewind: keyframe written to %s at step %llu\n", path,
+		(unsigned long long)vm->steps);
 	return 0;
+}
+
+/* Loads the keyframe file into vm and keeps an in-memory keyframe of it. */
+static int restore_from_file(struct vm *vm, const struct run_inputs *in, const char *path,
+			     struct keyframe *kf)
+{
+	struct keyframe_identity id;
+
+	keyframe_identity_of(in, vm, &id);
+	if (keyframe_file_load(path, vm, &id) < 0)
+		return -EINVAL;
+	return keyframe_capture(vm, kf);
+}
+
+/*
+ * Runs the job again from the keyframe, repeat times, silently; every run
+ * must end with the same trace hash. Prints the mean restore time.
+ */
+static int repeat_from_keyframe(struct vm *vm, struct keyframe *kf, uint64_t repeat)
+{
+	uint64_t want = trace_hash(&vm->trace), pages = 0;
+	struct timespec start;
+	double restore_s = 0;
+
+	vm->cfg.output = vm->cfg.console = NULL;
+	for (uint64_t i = 0; i < repeat; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		if (keyframe_restore(vm, kf) < 0)
+			return -EIO;
+		restore_s += wall_seconds_since(&start);
+		pages += kf->mem.last_restored;
+		vm_run(vm);
+		if (trace_hash(&vm->trace) != want) {
+			rw_err("repeat %llu from the keyframe gave trace %016llx, not %016llx",
+			       (unsigned long long)i + 1,
+			       (unsigned long long)trace_hash(&vm->trace),
+			       (unsigned long long)want);
+			return -EIO;
+		}
+	}
+	fprintf(stderr,
+		"rewind: %llu repeats from the keyframe, identical traces; restore %.1f us, "
+		"%.1f pages dirtied per run\n",
+		(unsigned long long)repeat, repeat ? restore_s * 1e6 / (double)repeat : 0.0,
+		repeat ? (double)pages / (double)repeat : 0.0);
+	return 0;
+}
+
+static int boot_and_run(struct vm *vm, const struct run_inputs *in, const struct run_options *opt)
+{
+	struct keyframe kf = {0};
+	int rc = 0;
+
+	if (!opt->keyframe_path) {
+		rc = boot(vm, in);
+	} else if (access(opt->keyframe_path, F_OK) == 0) {
+		rc = restore_from_file(vm, in, opt->keyframe_path, &kf);
+	} else {
+		rc = boot_to_keyframe(vm, in, opt->keyframe_path, &kf);
+	}
+	if (!rc)
+		vm_run(vm);
+	if (!rc && opt->repeat && kf.mem.copy)
+		rc = repeat_from_keyframe(vm, &kf, opt->repeat);
+	keyframe_free(&kf);
+	return rc;
 }
 
 int run_job(const struct run_options *opt)
@@ -242,20 +342,23 @@ int run_job(const struct run_options *opt)
 				.step_budget = opt->step_budget,
 				.stuck_ms = opt->stuck_ms,
 				.output = stdout,
-				.console = opt->verbose ? stderr : NULL};
+				.console = opt->verbose ? stderr : NULL,
+				.track_dirty = opt->keyframe_path != NULL};
 	struct timespec start;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	rc = prepare_inputs(&in, opt);
+	memcpy(cfg.exec_seed, in.exec_seed, sizeof(cfg.exec_seed));
 	if (!rc && (rc = vm_create(&vm, &cfg)) < 0)
 		vm_destroy(&vm);
 	if (!rc) {
 		res.run_id = run_id(&in, opt, vm.cpu_model);
 		rc = boot_and_run(&vm, &in, opt);
 		res.wall_s = wall_seconds_since(&start);
-		res.exit_status = exit_status_of(&vm);
-		print_summary(&vm, &res);
+		res.exit_status = rc ? RUN_STATUS_SETUP : exit_status_of(&vm);
+		if (!rc)
+			print_summary(&vm, &res);
 		if (!rc && manifest_write_run(opt, &in, &vm, &res) < 0)
 			rw_err("the run finished but its run directory could not be written");
 		vm_destroy(&vm);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/rewind_abi.h"
+
 #define RUN_MAX_ADDS 64
 
 struct run_options {
@@ -23,6 +25,8 @@ struct run_options {
 	uint64_t step_budget;
 	uint64_t stuck_ms;
 	bool verbose;			/* also print the kernel console */
+	const char *keyframe_path;	/* boot and write it if absent, else restore from it */
+	uint64_t repeat;		/* run again from the keyframe this many times */
 	const char *adds[RUN_MAX_ADDS]; /* HOST[:GUEST] */
 	size_t add_count;
 	char *const *argv; /* the job's command */
@@ -46,8 +50,9 @@ enum run_status {
 struct run_inputs {
 	uint8_t *kernel, *base_initrd, *job_archive, *initrd;
 	size_t kernel_len, base_initrd_len, job_archive_len, initrd_len;
-	uint64_t kernel_hash, initrd_hash; /* XXH3-64; initrd = base + job archive */
-	uint8_t rng_seed[32];
+	uint64_t kernel_hash, initrd_hash;     /* XXH3-64; initrd = base + job archive */
+	uint8_t rng_seed[32];		       /* the kernel RNG's at boot (fixed) */
+	uint32_t exec_seed[REWIND_SEED_WORDS]; /* from --seed, read by the guest after READY */
 };
 
 struct run_result {

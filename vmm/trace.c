@@ -51,6 +51,18 @@ void trace_append(struct trace *t, const struct trace_record *rec, const void *p
 	t->count++;
 }
 
+void trace_restore(struct trace *t, const void *data, size_t len, uint64_t count)
+{
+	t->len = 0;
+	trace_reserve(t, len);
+	if (len)
+		memcpy(t->buf, data, len);
+	t->len = len;
+	t->count = count;
+	XXH3_64bits_reset(t->hash);
+	XXH3_64bits_update(t->hash, t->buf, len);
+}
+
 uint64_t trace_hash(const struct trace *t)
 {
 	return XXH3_64bits_digest(t->hash);

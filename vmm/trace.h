@@ -45,6 +45,9 @@ void trace_free(struct trace *t);
 /* Appends one record and its payload (len bytes). */
 void trace_append(struct trace *t, const struct trace_record *rec, const void *payload);
 
+/* Replaces the trace with count records in data (as trace_append left them). */
+void trace_restore(struct trace *t, const void *data, size_t len, uint64_t count);
+
 /* XXH3-64 of all records so far. */
 uint64_t trace_hash(const struct trace *t);
 

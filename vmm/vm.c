@@ -3,6 +3,7 @@
 #include "vmm/cpuid.h"
 #include "vmm/lapic.h"
 #include "vmm/log.h"
+#include "vmm/mem_snapshot.h"
 #include "vmm/msr.h"
 
 #include <signal.h>
@@ -71,6 +72,8 @@ int vm_create(struct vm *vm, const struct vm_config *cfg)
 		rc = lapic_create(&vm->km);
 	if (!rc)
 		rc = kvm_machine_add_ram(&vm->km, cfg->ram_size);
+	if (!rc && cfg->track_dirty)
+		rc = mem_tracking_enable(&vm->km);
 	if (!rc)
 		rc = kvm_machine_create_vcpu(&vm->km);
 	if (!rc)
@@ -90,17 +93,24 @@ void vm_destroy(struct vm *vm)
 static void handle_io(struct vm *vm)
 {
 	struct kvm_run *run = vm->km.run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 	uint32_t value = 0;
 
+	if (run->io.port == REWIND_PORT_SEED && run->io.direction == KVM_EXIT_IO_IN &&
+	    run->io.size == 4 && run->io.count == 1) {
+		value = ports_read_seed(vm);
+		memcpy(data, &value, sizeof(value));
+		return;
+	}
 	if (run->io.port < REWIND_PORT_BASE || run->io.port >= REWIND_PORT_END ||
-	    (run->io.port - REWIND_PORT_BASE) % 4 != 0 || run->io.direction != KVM_EXIT_IO_OUT ||
-	    run->io.size != 4 || run->io.count != 1) {
+	    (run->io.port - REWIND_PORT_BASE) % 4 != 0 || run->io.port == REWIND_PORT_SEED ||
+	    run->io.direction != KVM_EXIT_IO_OUT || run->io.size != 4 || run->io.count != 1) {
 		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
 			  run->io.direction == KVM_EXIT_IO_OUT ? "write" : "read", run->io.size,
 			  run->io.count, run->io.port);
 		return;
 	}
-	memcpy(&value, (uint8_t *)run + run->io.data_offset, sizeof(value));
+	memcpy(&value, data, sizeof(value));
 	ports_handle(vm, run->io.port, value);
 }
 
@@ -187,7 +197,8 @@ enum vm_outcome vm_run(struct vm *vm)
 
 	if (watchdog_start(&timer) < 0)
 		return VM_HOST_ERROR;
-	while (vm->outcome == VM_RUNNING) {
+	vm->paused = false;
+	while (vm->outcome == VM_RUNNING && !vm->paused) {
 		int reason = kvm_machine_run(&vm->km);
 
 		if (reason == -EINTR) {

@@ -36,6 +36,9 @@ struct vm_config {
 	uint64_t stuck_ms;    /* wall time allowed between two exits */
 	FILE *output;	      /* guest program output goes here as it happens */
 	FILE *console;	      /* kernel console text goes here (NULL: kept in trace only) */
+	uint32_t exec_seed[REWIND_SEED_WORDS]; /* read by the guest after READY */
+	bool stop_at_ready;		       /* vm_run returns at READY (for a keyframe) */
+	bool track_dirty;		       /* dirty logging on guest RAM, for keyframes */
 };
 
 struct vm {
@@ -49,7 +52,9 @@ struct vm {
 	enum vm_outcome outcome;
 	int job_status; /* valid if has_job_status */
 	bool has_job_status;
-	uint64_t ready_step;  /* 0 until rewind-init says ready */
+	uint64_t ready_step; /* 0 until rewind-init says ready */
+	unsigned int seed_words_read;
+	bool paused;	      /* stopped at READY for a keyframe; vm_run resumes */
 	uint64_t outcome_rip; /* where the vCPU was for STUCK and faults */
 	char detail[256];     /* human-readable outcome detail */
 };
@@ -57,7 +62,7 @@ struct vm {
 /* Creates the KVM machine (RAM, APIC, vCPU, CPU model). */
 int vm_create(struct vm *vm, const struct vm_config *cfg);
 
-/* Runs until an outcome; returns it. */
+/* Runs until an outcome (or READY with cfg.stop_at_ready); returns the outcome. */
 enum vm_outcome vm_run(struct vm *vm);
 
 void vm_destroy(struct vm *vm);
@@ -70,6 +75,9 @@ void vm_finish(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
 
 /* The Rewind port handlers (vmm/ports.c): one OUTL the guest made. */
 void ports_handle(struct vm *vm, uint16_t port, uint32_t value);
+
+/* The one INL the ABI has: the next word of the execution seed. */
+uint32_t ports_read_seed(struct vm *vm);
 
 /* After every step: refreshes the shared page and fires a due timer (vmm/ports.c). */
 void ports_fire_due_timer(struct vm *vm);

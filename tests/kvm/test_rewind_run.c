@@ -1,0 +1,270 @@
+/*
+ * End-to-end tests of `rewind run`: the patched guest kernel on real KVM
+ * (natively or inside the box). A run must be a pure function of its inputs:
+ * same output, steps and trace hash every time; each failure mode must end
+ * in its own outcome, never a hang or a broken VMM.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define REWIND	  "build/tests/rewind-asan"
+#define OUT_BYTES (64 * 1024)
+#define ERR_FILE  "build/test-runs/stderr.txt"
+
+struct run {
+	int status;
+	char out[OUT_BYTES]; /* the guest's output (stdout of rewind) */
+	size_t len;
+	char err[8192]; /* rewind's stderr, ending with the summary line */
+	char run_id[17], outcome[32], trace[17];
+	unsigned long long steps;
+	double virtual_s, wall_s;
+};
+
+static void parse_summary(struct run *r)
+{
+	const char *line = strstr(r->err, "rewind: run ");
+	const char *steps;
+
+	r->run_id[0] = r->outcome[0] = r->trace[0] = '\0';
+	if (!line)
+		return;
+	sscanf(line, "rewind: run %16s %31s", r->run_id, r->outcome);
+	steps = strstr(line, " steps ");
+	if (steps)
+		sscanf(steps, " steps %llu virtual %lfs wall %lfs trace %16s", &r->steps,
+		       &r->virtual_s, &r->wall_s, r->trace);
+}
+
+/* Runs `rewind run ARGS` (a shell fragment) and captures everything. */
+static void rewind_run(const char *args, struct run *r)
+{
+	char cmd[2048];
+	FILE *p, *e;
+	int raw;
+
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p build/test-runs && %s run --out build/test-runs/last %s 2>%s", REWIND,
+		 args, ERR_FILE);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	r->len = fread(r->out, 1, sizeof(r->out) - 1, p);
+	r->out[r->len] = '\0';
+	raw = pclose(p);
+	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+	e = fopen(ERR_FILE, "r");
+	assert_non_null(e);
+	r->err[fread(r->err, 1, sizeof(r->err) - 1, e)] = '\0';
+	fclose(e);
+	parse_summary(r);
+}
+
+static void expect(const struct run *r, int status, const char *outcome)
+{
+	if (r->status != status || strcmp(r->outcome, outcome) != 0)
+		fail_msg("expected status %d outcome %s, got %d %s\nstdout:\n%s\nstderr:\n%s",
+			 status, outcome, r->status, r->outcome, r->out, r->err);
+}
+
+static void assert_same_run(const struct run *a, const struct run *b)
+{
+	assert_string_equal(a->out, b->out);
+	assert_string_equal(a->run_id, b->run_id);
+	assert_string_equal(a->trace, b->trace);
+	assert_int_equal(a->steps, b->steps);
+	assert_true(a->virtual_s == b->virtual_s);
+}
+
+static struct run *new_run(void)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	return r;
+}
+
+static void test_hello_is_identical_twice(void **state)
+{
+	struct run *a = new_run(), *b = new_run();
+
+	(void)state;
+	rewind_run("-- /bin/hello", a);
+	expect(a, 0, "exited");
+	rewind_run("-- /bin/hello", b);
+	assert_same_run(a, b);
+	print_message("hello: %s steps %llu virtual %.6fs wall %.3fs\n%s", a->run_id, a->steps,
+		      a->virtual_s, a->wall_s, a->out);
+	free(a);
+	free(b);
+}
+
+/* Keeps every host CPU busy while it lives. */
+static pid_t start_cpu_load(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		setpgid(0, 0); /* one group, killed at once */
+		for (long i = 1; i < n; i++) {
+			if (fork() == 0)
+				break;
+		}
+		for (volatile unsigned long x = 0;; x++)
+			;
+	}
+	return pid;
+}
+
+static void test_adversarial_is_identical_20_times_under_load(void **state)
+{
+	struct run *first = new_run(), *r = new_run();
+	pid_t load = 0;
+
+	(void)state;
+	rewind_run("-- /bin/adversarial", first);
+	expect(first, 0, "exited");
+	for (int i = 1; i < 20; i++) {
+		if (i == 10)
+			load = start_cpu_load();
+		rewind_run("-- /bin/adversarial", r);
+		assert_same_run(first, r);
+	}
+	kill(-load, SIGKILL);
+	waitpid(load, NULL, 0);
+	print_message("adversarial: 20 identical runs, steps %llu trace %s\n", first->steps,
+		      first->trace);
+	free(first);
+	free(r);
+}
+
+static void test_seed_changes_randomness_and_run_id(void **state)
+{
+	struct run *a = new_run(), *b = new_run(), *c = new_run();
+
+	(void)state;
+	rewind_run("--seed 1 -- /bin/hello", a);
+	rewind_run("--seed 2 -- /bin/hello", b);
+	rewind_run("--seed 1 -- /bin/hello", c);
+	expect(a, 0, "exited");
+	expect(b, 0, "exited");
+	assert_string_not_equal(a->run_id, b->run_id);
+	assert_string_not_equal(a->out, b->out);
+	assert_same_run(a, c);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_sleep_costs_no_wall_time(void **state)
+{
+	struct run *t = new_run(), *s = new_run();
+
+	(void)state;
+	rewind_run("-- /bin/true", t);
+	rewind_run("-- /bin/sleep 1", s);
+	expect(t, 0, "exited");
+	expect(s, 0, "exited");
+	assert_true(s->virtual_s - t->virtual_s >= 1.0);
+	print_message("sleep 1: %.3fs wall vs %.3fs for true\n", s->wall_s, t->wall_s);
+	assert_true(s->wall_s - t->wall_s < 0.1);
+	print_message("boot to /bin/true: %llu steps\n", t->steps);
+	free(t);
+	free(s);
+}
+
+static void test_failures_have_their_own_outcome(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	rewind_run("-- /bin/false", r);
+	expect(r, 1, "exited");
+	rewind_run("-- /bin/panic", r);
+	expect(r, 66, "panic");
+	rewind_run("-- /bin/deadlock", r);
+	expect(r, 67, "deadlock");
+	rewind_run("--stuck-ms 2000 -- /bin/spin", r);
+	expect(r, 68, "stuck");
+	assert_non_null(strstr(r->err, "stuck in user space at RIP"));
+	rewind_run("--step-budget 50 -- /bin/true", r);
+	expect(r, 69, "step-budget");
+	rewind_run("-- /bin/no-such-program", r);
+	expect(r, 127, "exited");
+	assert_non_null(strstr(r->out, "command not found in the guest"));
+	free(r);
+}
+
+/* Every hostile case ends as a guest fault or a normal outcome; the VMM never crashes. */
+static void test_hostile_guest_leaves_vmm_intact(void **state)
+{
+	struct run *list = new_run(), *r = new_run();
+	char *save, *name;
+
+	(void)state;
+	rewind_run("-- /bin/hostile list", list);
+	expect(list, 0, "exited");
+	for (name = strtok_r(list->out, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+		char args[256], case_name[64];
+
+		/* lines are "CASE: what it does"; the tool's own notes start "hostile:" */
+		if (sscanf(name, "%63[^:]:", case_name) != 1 || !strcmp(case_name, "hostile"))
+			continue;
+		snprintf(args, sizeof(args), "--stuck-ms 3000 -- /bin/hostile %s", case_name);
+		rewind_run(args, r);
+		if (r->status < 0 || r->outcome[0] == '\0')
+			fail_msg("hostile %s: the VMM died (status %d)\n%s", case_name, r->status,
+				 r->err);
+	}
+	free(list);
+	free(r);
+}
+
+static void test_bad_inputs_are_refused_clearly(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	rewind_run("--kernel /no/such/bzImage -- /bin/true", r);
+	assert_int_equal(r->status, 64);
+	assert_non_null(strstr(r->err, "no guest kernel at /no/such/bzImage"));
+	rewind_run("--kernel GNUmakefile -- /bin/true", r);
+	assert_int_equal(r->status, 64);
+	assert_non_null(strstr(r->err, "not a bzImage"));
+	rewind_run("--initrd GNUmakefile -- /bin/true", r);
+	assert_int_equal(r->status, 64);
+	assert_non_null(strstr(r->err, "not an uncompressed newc cpio"));
+	rewind_run("--mem 12 -- /bin/true", r);
+	assert_int_equal(r->status, 2);
+	rewind_run("", r);
+	assert_int_equal(r->status, 2);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_inputs_are_refused_clearly),
+		cmocka_unit_test(test_hello_is_identical_twice),
+		cmocka_unit_test(test_seed_changes_randomness_and_run_id),
+		cmocka_unit_test(test_sleep_costs_no_wall_time),
+		cmocka_unit_test(test_failures_have_their_own_outcome),
+		cmocka_unit_test(test_hostile_guest_leaves_vmm_intact),
+		cmocka_unit_test(test_adversarial_is_identical_20_times_under_load),
+	};
+
+	return cmocka_run_group_tests_name("rewind_run", tests, NULL, NULL);
+}

@@ -1,0 +1,83 @@
+#include "vmm/keyframe.h"
+
+#include "vmm/log.h"
+
+#include <string.h>
+
+/* KVM finishes an IN/OUT only on the next KVM_RUN; do that without running on. */
+static int complete_pending_io(struct vm *vm)
+{
+	int rc;
+
+	vm->km.run->immediate_exit = 1;
+	rc = kvm_machine_run(&vm->km);
+	vm->km.run->immediate_exit = 0;
+	if (rc != -EINTR) {
+		rw_err("completing the pending instruction returned %d, expected EINTR", rc);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void save_vmm(const struct vm *vm, struct vmm_state *s)
+{
+	s->clock = vm->clock;
+	s->steps = vm->steps;
+	s->shared_gpa = vm->shared_gpa;
+	s->ready_step = vm->ready_step;
+	s->seed_words_read = vm->seed_words_read;
+	s->trace_len = vm->trace.len;
+	s->trace_count = vm->trace.count;
+	XXH3_copyState(s->trace_hash, vm->trace.hash);
+}
+
+static void load_vmm(struct vm *vm, const struct vmm_state *s)
+{
+	vm->clock = s->clock;
+	vm->steps = s->steps;
+	vm->shared_gpa = s->shared_gpa;
+	vm->ready_step = s->ready_step;
+	vm->seed_words_read = s->seed_words_read;
+	vm->trace.len = s->trace_len;
+	vm->trace.count = s->trace_count;
+	XXH3_copyState(vm->trace.hash, s->trace_hash);
+	vm->outcome = VM_RUNNING;
+	vm->has_job_status = false;
+	vm->job_status = 0;
+	vm->detail[0] = '\0';
+}
+
+int keyframe_capture(struct vm *vm, struct keyframe *kf)
+{
+	memset(kf, 0, sizeof(*kf));
+	kf->vmm.trace_hash = XXH3_createState();
+	if (!kf->vmm.trace_hash)
+		return -ENOMEM;
+	if (complete_pending_io(vm) < 0 || vcpu_state_save(&vm->km, &kf->vcpu) < 0 ||
+	    mem_snapshot_take(&vm->km, &kf->mem) < 0) {
+		keyframe_free(kf);
+		return -EIO;
+	}
+	save_vmm(vm, &kf->vmm);
+	return 0;
+}
+
+int keyframe_restore(struct vm *vm, struct keyframe *kf)
+{
+	/* The shared page is the one page the VMM writes into guest RAM; the
+	 * execution may have registered another one. */
+	uint64_t vmm_pages[2] = {kf->vmm.shared_gpa, vm->shared_gpa};
+
+	if (mem_snapshot_restore(&vm->km, &kf->mem, vmm_pages, 2) < 0 ||
+	    vcpu_state_load(&vm->km, &kf->vcpu) < 0)
+		return -EIO;
+	load_vmm(vm, &kf->vmm);
+	return 0;
+}
+
+void keyframe_free(struct keyframe *kf)
+{
+	mem_snapshot_free(&kf->mem);
+	XXH3_freeState(kf->vmm.trace_hash);
+	kf->vmm.trace_hash = NULL;
+}

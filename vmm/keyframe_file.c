@@ -1,0 +1,239 @@
+#include "vmm/keyframe_file.h"
+
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int page_is_zero(const uint8_t *page)
+{
+	static const uint8_t zero[MEM_PAGE_SIZE];
+
+	return memcmp(page, zero, MEM_PAGE_SIZE) == 0;
+}
+
+static void put(FILE *f, const void *data, size_t len)
+{
+	fwrite(data, 1, len, f);
+}
+
+/* Payload as described in keyframe_file.h; returns the page count. */
+static uint64_t write_payload(FILE *f, const struct keyframe *kf, const struct vm *vm)
+{
+	const struct mem_snapshot *mem = &kf->mem;
+	struct keyframe_file_vmm v = {
+		.clock = kf->vmm.clock,
+		.steps = kf->vmm.steps,
+		.shared_gpa = kf->vmm.shared_gpa,
+		.ready_step = kf->vmm.ready_step,
+		.trace_len = kf->vmm.trace_len,
+		.trace_count = kf->vmm.trace_count,
+	};
+	uint64_t pages = 0, total = mem->size / MEM_PAGE_SIZE;
+
+	put(f, &kf->vcpu, sizeof(kf->vcpu));
+	put(f, &v, sizeof(v));
+	put(f, vm->trace.buf, kf->vmm.trace_len);
+	for (uint64_t i = 0; i < total; i++)
+		pages += !page_is_zero(mem->copy + i * MEM_PAGE_SIZE);
+	put(f, &pages, sizeof(pages));
+	for (uint64_t i = 0; i < total; i++) {
+		if (!page_is_zero(mem->copy + i * MEM_PAGE_SIZE))
+			put(f, &i, sizeof(i));
+	}
+	for (uint64_t i = 0; i < total; i++) {
+		if (!page_is_zero(mem->copy + i * MEM_PAGE_SIZE))
+			put(f, mem->copy + i * MEM_PAGE_SIZE, MEM_PAGE_SIZE);
+	}
+	return pages;
+}
+
+static void seal_header(struct keyframe_file_header *h, const void *payload, size_t len)
+{
+	h->payload_len = len;
+	h->payload_xxh3 = XXH3_64bits(payload, len);
+	h->header_xxh3 = XXH3_64bits(h, offsetof(struct keyframe_file_header, header_xxh3));
+}
+
+int keyframe_file_write(const char *path, const struct keyframe *kf, const struct vm *vm,
+			const struct keyframe_identity *id)
+{
+	struct keyframe_file_header h = {.version = KEYFRAME_VERSION,
+					 .vcpu_state_size = sizeof(struct vcpu_state),
+					 .id = *id,
+					 .step = kf->vmm.steps,
+					 .virtual_ns = kf->vmm.clock.now_ns};
+	char *payload = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&payload, &len);
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	memcpy(h.magic, KEYFRAME_MAGIC, sizeof(h.magic));
+	h.page_count = write_payload(f, kf, vm);
+	if (fclose(f) != 0) {
+		free(payload);
+		return -ENOMEM;
+	}
+	seal_header(&h, payload, len);
+	{
+		struct file_part parts[] = {{&h, sizeof(h)}, {payload, len}};
+
+		rc = file_write_atomic(path, parts, 2);
+	}
+	free(payload);
+	return rc;
+}
+
+/* Checks magic, version, sizes and both checksums. */
+static int check_file(const char *path, const uint8_t *data, size_t len,
+		      const struct keyframe_file_header **out)
+{
+	const struct keyframe_file_header *h = (const void *)data;
+
+	if (len < sizeof(*h) || memcmp(h->magic, KEYFRAME_MAGIC, sizeof(h->magic)) != 0) {
+		rw_err("%s is not a Rewind keyframe file", path);
+		return -EINVAL;
+	}
+	if (h->version != KEYFRAME_VERSION || h->vcpu_state_size != sizeof(struct vcpu_state)) {
+		rw_err("%s is keyframe version %u (vCPU state %u bytes); this rewind reads "
+		       "version %u (%zu bytes)",
+		       path, h->version, h->vcpu_state_size, KEYFRAME_VERSION,
+		       sizeof(struct vcpu_state));
+		return -EINVAL;
+	}
+	if (XXH3_64bits(h, offsetof(struct keyframe_file_header, header_xxh3)) != h->header_xxh3 ||
+	    h->payload_len != len - sizeof(*h) ||
+	    XXH3_64bits(data + sizeof(*h), h->payload_len) != h->payload_xxh3) {
+		rw_err("%s is corrupt or truncated (checksum or length mismatch)", path);
+		return -EINVAL;
+	}
+	*out = h;
+	return 0;
+}
+
+#define CHECK_FIELD(field, fmt)                                                                    \
+	do {                                                                                       \
+		if (file->field != want->field) {                                                  \
+			rw_err("%s belongs to other inputs: " #field " is " fmt " there, " fmt     \
+			       " here",                                                            \
+			       path, file->field, want->field);                                    \
+			return -EINVAL;                                                            \
+		}                                                                                  \
+	} while (0)
+
+static int check_identity(const char *path, const struct keyframe_identity *file,
+			  const struct keyframe_identity *want)
+{
+	CHECK_FIELD(kernel_xxh3, "%016lx");
+	CHECK_FIELD(initrd_xxh3, "%016lx");
+	CHECK_FIELD(mem_bytes, "%lu");
+	CHECK_FIELD(epoch_ns, "%lu");
+	CHECK_FIELD(quantum_ns, "%lu");
+	if (strncmp(file->cpu_model, want->cpu_model, sizeof(file->cpu_model)) != 0) {
+		rw_err("%s belongs to other inputs: CPU model %.32s there, %.32s here", path,
+		       file->cpu_model, want->cpu_model);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A bounds-checked reader over the payload. */
+struct cursor {
+	const uint8_t *p;
+	size_t left;
+};
+
+static const void *take(struct cursor *c, size_t len)
+{
+	const void *at = c->p;
+
+	if (len > c->left)
+		return NULL;
+	c->p += len;
+	c->left -= len;
+	return at;
+}
+
+static int load_pages(struct vm *vm, struct cursor *c, uint64_t count)
+{
+	const uint64_t *index = count <= SIZE_MAX / 8 ? take(c, count * 8) : NULL;
+
+	if (!index || count > vm->km.ram_size / MEM_PAGE_SIZE)
+		return -EINVAL;
+	for (uint64_t i = 0; i < count; i++) {
+		const uint8_t *page = take(c, MEM_PAGE_SIZE);
+
+		if (!page || index[i] >= vm->km.ram_size / MEM_PAGE_SIZE)
+			return -EINVAL;
+		memcpy(vm->km.ram + index[i] * MEM_PAGE_SIZE, page, MEM_PAGE_SIZE);
+	}
+	return c->left == 0 ? 0 : -EINVAL;
+}
+
+static int load_payload(struct vm *vm, struct cursor *c)
+{
+	const struct vcpu_state *vcpu = take(c, sizeof(*vcpu));
+	const struct keyframe_file_vmm *v = take(c, sizeof(*v));
+	const uint8_t *trace = v ? take(c, v->trace_len) : NULL;
+	const uint64_t *pages = trace ? take(c, sizeof(*pages)) : NULL;
+
+	if (!pages || load_pages(vm, c, *pages) < 0)
+		return -EINVAL;
+	trace_restore(&vm->trace, trace, v->trace_len, v->trace_count);
+	vm->clock = v->clock;
+	vm->steps = v->steps;
+	vm->shared_gpa = v->shared_gpa;
+	vm->ready_step = v->ready_step;
+	return vcpu_state_load(&vm->km, vcpu) < 0 ? -EIO : 0;
+}
+
+int keyframe_file_load(const char *path, struct vm *vm, const struct keyframe_identity *id)
+{
+	const struct keyframe_file_header *h;
+	uint8_t *data;
+	size_t len;
+	int rc = file_read_all(path, &data, &len);
+
+	if (rc)
+		return rc;
+	rc = check_file(path, data, len, &h);
+	if (!rc)
+		rc = check_identity(path, &h->id, id);
+	if (!rc) {
+		struct cursor c = {data + sizeof(*h), h->payload_len};
+
+		rc = load_payload(vm, &c);
+		if (rc == -EINVAL)
+			rw_err("%s: its contents do not add up (a bug in the writer?)", path);
+	}
+	free(data);
+	return rc;
+}
+
+int keyframe_file_describe(const char *path, FILE *to)
+{
+	const struct keyframe_file_header *h;
+	uint8_t *data;
+	size_t len;
+	int rc = file_read_all(path, &data, &len);
+
+	if (rc)
+		return rc;
+	rc = check_file(path, data, len, &h);
+	if (!rc)
+		fprintf(to,
+			"keyframe %s\n  version %u\n  kernel_xxh3 %016llx\n  initrd_xxh3 %016llx\n"
+			"  cpu_model %.32s\n  mem_bytes %llu\n  epoch_ns %llu\n  quantum_ns %llu\n"
+			"  step %llu\n  virtual_ns %llu\n  pages %llu (%llu bytes in the file)\n",
+			path, h->version, (unsigned long long)h->id.kernel_xxh3,
+			(unsigned long long)h->id.initrd_xxh3, h->id.cpu_model,
+			(unsigned long long)h->id.mem_bytes, (unsigned long long)h->id.epoch_ns,
+			(unsigned long long)h->id.quantum_ns, (unsigned long long)h->step,
+			(unsigned long long)h->virtual_ns, (unsigned long long)h->page_count,
+			(unsigned long long)len);
+	free(data);
+	return rc;
+}
