@@ -140,15 +140,15 @@ static int check_identity(const char *path, const struct keyframe_identity *file
 	return 0;
 }
 
-/* A bounds-checked reader over the payload. */
+/* A bounds-checked reader over the payload; nothing in it is aligned. */
 struct cursor {
 	const uint8_t *p;
 	size_t left;
 };
 
-static const void *take(struct cursor *c, size_t len)
+static const uint8_t *take(struct cursor *c, size_t len)
 {
-	const void *at = c->p;
+	const uint8_t *at = c->p;
 
 	if (len > c->left)
 		return NULL;
@@ -157,37 +157,52 @@ static const void *take(struct cursor *c, size_t len)
 	return at;
 }
 
+static int take_copy(struct cursor *c, void *to, size_t len)
+{
+	const uint8_t *at = take(c, len);
+
+	if (!at)
+		return -EINVAL;
+	memcpy(to, at, len);
+	return 0;
+}
+
 static int load_pages(struct vm *vm, struct cursor *c, uint64_t count)
 {
-	const uint64_t *index = count <= SIZE_MAX / 8 ? take(c, count * 8) : NULL;
+	uint64_t ram_pages = vm->km.ram_size / MEM_PAGE_SIZE;
+	const uint8_t *index = count <= ram_pages ? take(c, count * sizeof(uint64_t)) : NULL;
 
-	if (!index || count > vm->km.ram_size / MEM_PAGE_SIZE)
+	if (!index)
 		return -EINVAL;
 	for (uint64_t i = 0; i < count; i++) {
 		const uint8_t *page = take(c, MEM_PAGE_SIZE);
+		uint64_t n;
 
-		if (!page || index[i] >= vm->km.ram_size / MEM_PAGE_SIZE)
+		memcpy(&n, index + i * sizeof(n), sizeof(n));
+		if (!page || n >= ram_pages)
 			return -EINVAL;
-		memcpy(vm->km.ram + index[i] * MEM_PAGE_SIZE, page, MEM_PAGE_SIZE);
+		memcpy(vm->km.ram + n * MEM_PAGE_SIZE, page, MEM_PAGE_SIZE);
 	}
 	return c->left == 0 ? 0 : -EINVAL;
 }
 
 static int load_payload(struct vm *vm, struct cursor *c)
 {
-	const struct vcpu_state *vcpu = take(c, sizeof(*vcpu));
-	const struct keyframe_file_vmm *v = take(c, sizeof(*v));
-	const uint8_t *trace = v ? take(c, v->trace_len) : NULL;
-	const uint64_t *pages = trace ? take(c, sizeof(*pages)) : NULL;
+	static struct vcpu_state vcpu; /* large; loading is not reentrant anyway */
+	struct keyframe_file_vmm v;
+	const uint8_t *trace;
+	uint64_t pages;
 
-	if (!pages || load_pages(vm, c, *pages) < 0)
+	if (take_copy(c, &vcpu, sizeof(vcpu)) < 0 || take_copy(c, &v, sizeof(v)) < 0 ||
+	    !(trace = take(c, v.trace_len)) || take_copy(c, &pages, sizeof(pages)) < 0 ||
+	    load_pages(vm, c, pages) < 0)
 		return -EINVAL;
-	trace_restore(&vm->trace, trace, v->trace_len, v->trace_count);
-	vm->clock = v->clock;
-	vm->steps = v->steps;
-	vm->shared_gpa = v->shared_gpa;
-	vm->ready_step = v->ready_step;
-	return vcpu_state_load(&vm->km, vcpu) < 0 ? -EIO : 0;
+	trace_restore(&vm->trace, trace, v.trace_len, v.trace_count);
+	vm->clock = v.clock;
+	vm->steps = v.steps;
+	vm->shared_gpa = v.shared_gpa;
+	vm->ready_step = v.ready_step;
+	return vcpu_state_load(&vm->km, &vcpu) < 0 ? -EIO : 0;
 }
 
 int keyframe_file_load(const char *path, struct vm *vm, const struct keyframe_identity *id)

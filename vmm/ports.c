@@ -38,41 +38,47 @@ static void port_shared(struct vm *vm, uint32_t pfn)
 	sh->tsc_khz = REWIND_TSC_KHZ;
 }
 
-static void emit_output(struct vm *vm, const struct rewind_event *ev)
+static void emit_output(struct vm *vm, uint32_t type, const uint8_t *payload, uint32_t len)
 {
-	FILE *to = ev->type == REWIND_EV_OUTPUT ? vm->cfg.output : vm->cfg.console;
+	FILE *to = type == REWIND_EV_OUTPUT ? vm->cfg.output : vm->cfg.console;
 
-	if (ev->type == REWIND_EV_PANIC && !to)
+	if (type == REWIND_EV_PANIC && !to)
 		to = stderr; /* a panic is always shown */
-	if (to && ev->len) {
-		fwrite(ev->payload, 1, ev->len, to);
+	if (to && len) {
+		fwrite(payload, 1, len, to);
+		if (type == REWIND_EV_PANIC && payload[len - 1] != '\n')
+			fputc('\n', to);
 		fflush(to);
 	}
 }
 
+/* The record may sit at any guest address: read its header by copy, never in place. */
 static void port_event(struct vm *vm, uint32_t gpa)
 {
-	const struct rewind_event *ev = guest_mem_ptr(&vm->km, gpa, sizeof(*ev));
+	const uint8_t *at = guest_mem_ptr(&vm->km, gpa, sizeof(struct rewind_event));
+	struct rewind_event ev;
 	struct trace_record rec;
 
-	if (!ev || ev->len > REWIND_EVENT_PAYLOAD_MAX ||
-	    !guest_mem_ptr(&vm->km, gpa, sizeof(*ev) + ev->len)) {
+	if (at)
+		memcpy(&ev, at, sizeof(ev));
+	if (!at || ev.len > REWIND_EVENT_PAYLOAD_MAX ||
+	    !guest_mem_ptr(&vm->km, gpa, sizeof(ev) + ev.len)) {
 		vm_finish(vm, VM_GUEST_FAULT,
 			  "event record at gpa %#x is outside guest RAM or too long", gpa);
 		return;
 	}
-	if (ev->type < REWIND_EV_EXEC || ev->type > REWIND_EV_PANIC) {
-		vm_finish(vm, VM_GUEST_FAULT, "event record of unknown type %u", ev->type);
+	if (ev.type < REWIND_EV_EXEC || ev.type > REWIND_EV_PANIC) {
+		vm_finish(vm, VM_GUEST_FAULT, "event record of unknown type %u", ev.type);
 		return;
 	}
 	rec = (struct trace_record){.step = vm->steps,
-				    .type = ev->type,
-				    .len = ev->len,
-				    .pid = ev->pid,
-				    .tid = ev->tid,
-				    .args = {ev->args[0], ev->args[1], ev->args[2]}};
-	trace_append(&vm->trace, &rec, ev->payload);
-	emit_output(vm, ev);
+				    .type = ev.type,
+				    .len = ev.len,
+				    .pid = ev.pid,
+				    .tid = ev.tid,
+				    .args = {ev.args[0], ev.args[1], ev.args[2]}};
+	trace_append(&vm->trace, &rec, at + sizeof(ev));
+	emit_output(vm, ev.type, at + sizeof(ev), ev.len);
 }
 
 /* The guest idles with interrupts disabled: jump to its timer or give up. */
@@ -80,8 +86,12 @@ static void port_idle(struct vm *vm)
 {
 	struct rewind_shared *sh = shared_page(vm);
 
-	if (sh && sh->pending)
-		return; /* an interrupt is already on its way */
+	if (sh && sh->pending) {
+		/* Raised while the guest could not take it (an injection into a
+		 * disabled APIC is dropped): inject again, or it idles forever. */
+		vm_raise(vm, 0);
+		return;
+	}
 	if (!sh || sh->timer_deadline == 0) {
 		vm_finish(vm, VM_DEADLOCK, "the guest is idle with no timer armed");
 		return;
