@@ -240,8 +240,10 @@ static void build_cases(struct case_list *l, const struct guest_facts *f)
 
 static const char *port_name(uint16_t port)
 {
-	static const char *const names[] = {"SHARED", "EVENT",	    "IDLE", "YIELD",
-					    "POWER",  "JOB_STATUS", "READY"};
+	static const char *const names[] = {"SHARED", "EVENT",	    "IDLE",  "YIELD",
+					    "POWER",  "JOB_STATUS", "READY", "SEED"};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == REWIND_PORT_SPAN / 4,
+		       "a name for every Rewind port");
 
 	if (port >= REWIND_PORT_BASE && port < REWIND_PORT_END &&
 	    (port - REWIND_PORT_BASE) % 4 == 0)

@@ -14,7 +14,7 @@
 #define DEFAULT_MEM	    (256ull << 20)
 #define MIN_MEM		    (64ull << 20)
 #define MAX_MEM		    (3ull << 30) /* below the local APIC and the TSS pages */
-#define DEFAULT_STEP_BUDGET 10000000ull
+#define DEFAULT_STEP_BUDGET 1000000ull
 #define DEFAULT_STUCK_MS    10000ull
 
 static void usage(FILE *to)

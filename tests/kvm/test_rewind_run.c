@@ -256,7 +256,7 @@ static void test_keyframe_restore_equals_boot(void **state)
 	rewind_run("--keyframe " KEYFRAME " -- /bin/hello", restored); /* writes it */
 	expect(restored, 0, "exited");
 	assert_non_null(strstr(restored->err, "keyframe written"));
-	for (int seed = 0; seed < 5; seed++) {
+	for (int seed = 0; seed < 20; seed++) {
 		snprintf(args, sizeof(args), "--seed %d -- /bin/hello", seed);
 		rewind_run(args, booted);
 		snprintf(args, sizeof(args), "--seed %d --keyframe " KEYFRAME " -- /bin/hello",
@@ -273,16 +273,32 @@ static void test_keyframe_repeats_are_identical(void **state)
 	struct run *r = new_run();
 
 	(void)state;
-	rewind_run("--keyframe " KEYFRAME " --repeat 100 -- /bin/hello", r);
+	rewind_run("--keyframe " KEYFRAME " --repeat 1000 -- /bin/hello", r);
 	expect(r, 0, "exited");
-	assert_non_null(strstr(r->err, "100 repeats from the keyframe, identical traces"));
-	print_message("%s", strstr(r->err, "rewind: 100 repeats"));
+	assert_non_null(strstr(r->err, "1000 repeats from the keyframe, identical traces"));
+	print_message("%s", strstr(r->err, "rewind: 1000 repeats"));
 	unlink("build/test-runs/adversarial.keyframe"); /* boot, write it, then repeat */
 	rewind_run("--keyframe build/test-runs/adversarial.keyframe --repeat 20 -- "
 		   "/bin/adversarial 300",
 		   r);
 	expect(r, 0, "exited");
 	assert_non_null(strstr(r->err, "identical traces"));
+}
+
+/* A guest that dirties almost all of its memory is restored correctly. */
+static void test_keyframe_restores_a_fully_dirtied_guest(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	unlink("build/test-runs/dirty.keyframe");
+	rewind_run(
+		"--mem 128M --keyframe build/test-runs/dirty.keyframe --repeat 3 -- /bin/dirty 100",
+		r);
+	expect(r, 0, "exited");
+	assert_non_null(strstr(r->out, "dirtied 25600 pages"));
+	assert_non_null(strstr(r->err, "3 repeats from the keyframe, identical traces"));
+	print_message("%s", strstr(r->err, "rewind: 3 repeats"));
 }
 
 /* Writes a damaged copy of the keyframe: truncated, or one byte flipped at offset. */
@@ -344,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_adversarial_is_identical_20_times_under_load),
 		cmocka_unit_test(test_keyframe_restore_equals_boot),
 		cmocka_unit_test(test_keyframe_repeats_are_identical),
+		cmocka_unit_test(test_keyframe_restores_a_fully_dirtied_guest),
 		cmocka_unit_test(test_bad_keyframes_are_refused),
 	};
 
