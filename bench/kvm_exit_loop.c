@@ -16,7 +16,7 @@
 int main(int argc, char **argv)
 {
 	/* mov ecx, N; l: out 0x10, al; dec ecx; jnz l; hlt */
-	uint8_t code[] = {0x66, 0xb9, 0, 0, 0, 0, 0xe6, 0x10, 0x66, 0x49, 0x75, 0xf9, 0xf4};
+	uint8_t code[] = {0x66, 0xb9, 0, 0, 0, 0, 0xe6, 0x10, 0x66, 0x49, 0x75, 0xfa, 0xf4};
 	uint32_t n = argc == 2 ? (uint32_t)strtoul(argv[1], NULL, 0) : 0;
 	struct kvm_machine m;
 	struct kvm_sregs sregs;

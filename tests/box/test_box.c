@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -56,13 +57,24 @@ static void test_output_status_env_and_cwd_pass_through(void **state)
 	assert_null(strstr(r.output, "BOX-READY")); /* the box's chatter stays hidden */
 }
 
+/* Also from a folder under /tmp, which the box mounts over a fresh tmpfs. */
 static void test_failing_command_fails(void **state)
 {
+	char dir[] = "/tmp/rewind-box-test-XXXXXX", cmd[512], made[600];
 	struct box_result r;
 
 	(void)state;
-	run("REWIND_BOX_MODE=qemu tests/box/run false", &r);
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "box=$PWD/tests/box/run; cd %s && REWIND_BOX_MODE=qemu $box sh -c 'touch made; "
+		 "false'",
+		 dir);
+	run(cmd, &r);
 	assert_int_equal(r.status, 1);
+	snprintf(made, sizeof(made), "%s/made", dir);
+	assert_int_equal(access(made, F_OK), 0); /* written through the read-write share */
+	unlink(made);
+	rmdir(dir);
 }
 
 static void test_kvm_works_inside_qemu_box(void **state)
