@@ -5,14 +5,11 @@
 #include "vmm/log.h"
 #include "vmm/mem_snapshot.h"
 #include "vmm/msr.h"
+#include "vmm/watchdog.h"
 
-#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
-
-#define WATCHDOG_TICK_MS 100
 
 static const char *const outcome_names[] = {
 	[VM_RUNNING] = "running",	  [VM_EXITED] = "exited",
@@ -120,7 +117,8 @@ static void handle_exit(struct vm *vm, int reason)
 
 	switch (reason) {
 	case KVM_EXIT_IO:
-		vm->steps++;
+		/* the watchdog thread reads steps */
+		__atomic_store_n(&vm->steps, vm->steps + 1, __ATOMIC_RELAXED);
 		vclock_step(&vm->clock);
 		handle_io(vm);
 		break;
@@ -145,64 +143,29 @@ static void handle_exit(struct vm *vm, int reason)
 	}
 }
 
-/*
- * The watchdog: a periodic signal kicks KVM_RUN out with EINTR, so a guest
- * that makes no exits (a spin in user space or the kernel) ends the run.
- */
-static void watchdog_tick(int sig)
-{
-	(void)sig;
-}
-
-static int watchdog_start(timer_t *timer)
-{
-	/* SA_RESTART keeps other syscalls going; KVM_RUN still returns EINTR. */
-	struct sigaction sa = {.sa_handler = watchdog_tick, .sa_flags = SA_RESTART};
-	struct sigevent sev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGUSR1};
-	struct itimerspec period = {.it_interval = {0, WATCHDOG_TICK_MS * 1000000L},
-				    .it_value = {0, WATCHDOG_TICK_MS * 1000000L}};
-
-	sev._sigev_un._tid = gettid();
-	if (sigaction(SIGUSR1, &sa, NULL) < 0 || timer_create(CLOCK_MONOTONIC, &sev, timer) < 0 ||
-	    timer_settime(*timer, 0, &period, NULL) < 0) {
-		rw_err_errno(errno, "cannot start the watchdog timer");
-		return -EIO;
-	}
-	return 0;
-}
-
-static void watchdog_check(struct vm *vm, uint64_t *last_steps, uint64_t *quiet_ms)
+static void report_stuck(struct vm *vm)
 {
 	int cpl;
-	uint64_t rip;
+	uint64_t rip = vcpu_rip(vm, &cpl);
 
-	if (vm->steps != *last_steps) {
-		*last_steps = vm->steps;
-		*quiet_ms = 0;
-		return;
-	}
-	*quiet_ms += WATCHDOG_TICK_MS;
-	if (*quiet_ms < vm->cfg.stuck_ms)
-		return;
-	rip = vcpu_rip(vm, &cpl);
 	vm_finish(vm, VM_STUCK, "no exit for %llu ms: stuck in %s at RIP %#llx",
-		  (unsigned long long)*quiet_ms, cpl == 3 ? "user space" : "the guest kernel",
-		  (unsigned long long)rip);
+		  (unsigned long long)vm->cfg.stuck_ms,
+		  cpl == 3 ? "user space" : "the guest kernel", (unsigned long long)rip);
 }
 
 enum vm_outcome vm_run(struct vm *vm)
 {
-	uint64_t last_steps = vm->steps, quiet_ms = 0;
-	timer_t timer;
+	struct watchdog dog;
 
-	if (watchdog_start(&timer) < 0)
+	if (watchdog_start(&dog, &vm->steps, vm->cfg.stuck_ms) < 0)
 		return VM_HOST_ERROR;
 	vm->paused = false;
 	while (vm->outcome == VM_RUNNING && !vm->paused) {
 		int reason = kvm_machine_run(&vm->km);
 
 		if (reason == -EINTR) {
-			watchdog_check(vm, &last_steps, &quiet_ms);
+			if (watchdog_fired(&dog))
+				report_stuck(vm);
 			continue;
 		}
 		if (reason < 0) {
@@ -215,6 +178,6 @@ enum vm_outcome vm_run(struct vm *vm)
 				  (unsigned long long)vm->cfg.step_budget);
 		ports_fire_due_timer(vm);
 	}
-	timer_delete(timer);
+	watchdog_stop(&dog);
 	return vm->outcome;
 }

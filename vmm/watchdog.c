@@ -1,0 +1,90 @@
+#include "vmm/watchdog.h"
+
+#include "vmm/log.h"
+
+#include <signal.h>
+#include <time.h>
+
+#define WATCHDOG_TICK_MS 100
+#define WATCHDOG_SIGNAL	 SIGUSR1
+
+static void watchdog_kick(int sig)
+{
+	(void)sig; /* only there so the signal interrupts KVM_RUN */
+}
+
+static void deadline_after_tick(struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_nsec += WATCHDOG_TICK_MS * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void *watchdog_main(void *arg)
+{
+	struct watchdog *w = arg;
+	uint64_t last = __atomic_load_n(w->progress, __ATOMIC_RELAXED), quiet_ms = 0;
+	struct timespec until;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) {
+		deadline_after_tick(&until);
+		if (pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0)
+			continue; /* woken: stop was set */
+		uint64_t now = __atomic_load_n(w->progress, __ATOMIC_RELAXED);
+
+		quiet_ms = now == last ? quiet_ms + WATCHDOG_TICK_MS : 0;
+		last = now;
+		if (quiet_ms >= w->budget_ms) {
+			__atomic_store_n(&w->fired, true, __ATOMIC_RELEASE);
+			pthread_kill(w->target, WATCHDOG_SIGNAL);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int watchdog_start(struct watchdog *w, const uint64_t *progress, uint64_t budget_ms)
+{
+	struct sigaction sa = {.sa_handler = watchdog_kick, .sa_flags = SA_RESTART};
+	pthread_condattr_t attr;
+	int rc;
+
+	*w = (struct watchdog){.target = pthread_self(),
+			       .progress = progress,
+			       .budget_ms = budget_ms ? budget_ms : WATCHDOG_TICK_MS};
+	if (sigaction(WATCHDOG_SIGNAL, &sa, NULL) < 0) {
+		rw_err_errno(errno, "sigaction for the watchdog");
+		return -EIO;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	rc = pthread_create(&w->thread, NULL, watchdog_main, w);
+	if (rc) {
+		rw_err_errno(rc, "cannot start the watchdog thread");
+		return -rc;
+	}
+	return 0;
+}
+
+bool watchdog_fired(struct watchdog *w)
+{
+	return __atomic_load_n(&w->fired, __ATOMIC_ACQUIRE);
+}
+
+void watchdog_stop(struct watchdog *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
+}
