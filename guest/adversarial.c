@@ -189,15 +189,6 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static struct timespec now(clockid_t clock, const char *name)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts) < 0)
-		gu_die_errno("clock_gettime(%s)", name);
-	return ts;
-}
-
 /* User-space RDTSC: Rewind's guest kernel emulates it from virtual time. */
 static uint64_t rdtsc(void)
 {
@@ -231,8 +222,8 @@ static void read_exactly(const char *path, void *buf, size_t len)
 
 static void gather_start(struct inputs *in, const void *stack, const void *heap)
 {
-	in->real_start = now(CLOCK_REALTIME, "CLOCK_REALTIME");
-	in->mono_start = now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
+	in->real_start = gu_now(CLOCK_REALTIME, "CLOCK_REALTIME");
+	in->mono_start = gu_now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 	in->tsc_start = rdtsc();
 	if (getrandom(&in->random, sizeof(in->random), 0) != (ssize_t)sizeof(in->random))
 		gu_die_errno("getrandom of %zu bytes", sizeof(in->random));
@@ -326,8 +317,8 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < threads; i++)
 		check(pthread_join(workers[i].thread, NULL), "pthread_join");
-	in.real_end = now(CLOCK_REALTIME, "CLOCK_REALTIME");
-	in.mono_end = now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
+	in.real_end = gu_now(CLOCK_REALTIME, "CLOCK_REALTIME");
+	in.mono_end = gu_now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 	in.tsc_end = rdtsc();
 
 	final = mix(fold_start(&in), atomic_load(&shared.hash), shared.baton);

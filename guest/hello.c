@@ -12,15 +12,6 @@
 #include <sys/random.h>
 #include <time.h>
 
-static struct timespec now(clockid_t clock, const char *name)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts) < 0)
-		gu_die_errno("clock_gettime(%s)", name);
-	return ts;
-}
-
 static uint64_t random_u64(void)
 {
 	uint64_t value;
@@ -52,14 +43,14 @@ int main(void)
 	int on_stack = 0;
 	struct timespec wall, start, end;
 
-	wall = now(CLOCK_REALTIME, "CLOCK_REALTIME");
-	start = now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
+	wall = gu_now(CLOCK_REALTIME, "CLOCK_REALTIME");
+	start = gu_now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 	gu_say("realtime: %lld.%09ld\n", (long long)wall.tv_sec, wall.tv_nsec);
 	gu_say("getrandom: 0x%016" PRIx64 "\n", random_u64());
 	gu_say("stack: %p\n", (void *)&on_stack);
 	sleep_one_second();
-	wall = now(CLOCK_REALTIME, "CLOCK_REALTIME");
-	end = now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
+	wall = gu_now(CLOCK_REALTIME, "CLOCK_REALTIME");
+	end = gu_now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 	gu_say("realtime: %lld.%09ld\n", (long long)wall.tv_sec, wall.tv_nsec);
 	gu_say("elapsed: %" PRId64 " ns\n", ns_between(start, end));
 	return 0;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GU_LINE_MAX 1024
@@ -149,4 +150,13 @@ bool gu_under_rewind(void)
 	(void)eax;
 	return ebx == REWIND_SIGNATURE_EBX && ecx == REWIND_SIGNATURE_ECX &&
 	       edx == REWIND_SIGNATURE_EDX;
+}
+
+struct timespec gu_now(clockid_t clock, const char *name)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) < 0)
+		gu_die_errno("clock_gettime(%s)", name);
+	return ts;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
+#include <time.h>
 
 #define GU_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
@@ -30,6 +31,9 @@ noreturn void gu_die(const char *fmt, ...) GU_PRINTF(1, 2);
 void gu_warn_errno(const char *fmt, ...) GU_PRINTF(1, 2);
 
 /* Parses a whole decimal number in [min, max]; false if text is anything else. */
+/* clock_gettime(clock), dying with the clock's name on failure. */
+struct timespec gu_now(clockid_t clock, const char *name);
+
 bool gu_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value);
 
 /* True when CPUID leaf 0x40000000 carries the Rewind signature. */
