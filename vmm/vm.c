@@ -42,12 +42,10 @@ void vm_finish(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
 {
 	struct trace_record rec = {.step = vm->steps, .type = TRACE_OUTCOME, .args = {outcome}};
 	va_list ap;
-	int cpl;
 
 	if (vm->outcome != VM_RUNNING)
 		return;
 	vm->outcome = outcome;
-	vm->outcome_rip = vcpu_rip(vm, &cpl);
 	va_start(ap, fmt);
 	vsnprintf(vm->detail, sizeof(vm->detail), fmt, ap);
 	va_end(ap);

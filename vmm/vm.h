@@ -54,9 +54,8 @@ struct vm {
 	bool has_job_status;
 	uint64_t ready_step; /* 0 until rewind-init says ready */
 	unsigned int seed_words_read;
-	bool paused;	      /* stopped at READY for a keyframe; vm_run resumes */
-	uint64_t outcome_rip; /* where the vCPU was for STUCK and faults */
-	char detail[256];     /* human-readable outcome detail */
+	bool paused;	  /* stopped at READY for a keyframe; vm_run resumes */
+	char detail[256]; /* human-readable outcome detail */
 };
 
 /* Creates the KVM machine (RAM, APIC, vCPU, CPU model). */
