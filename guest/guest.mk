@@ -13,7 +13,8 @@ GUEST_CPPFLAGS := -I. -I$(BUILD)/guest/include -D_GNU_SOURCE -MMD -MP
 GUEST_LDFLAGS  := -static -pthread
 
 # Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
-GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat dirty yield
+GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat dirty yield \
+	ledger
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
 GUEST_BINS  := $(GUEST_BIN)/rewind-init $(GUEST_PROGS:%=$(GUEST_BIN)/%)

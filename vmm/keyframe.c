@@ -45,6 +45,7 @@ static void load_vmm(struct vm *vm, const struct vmm_state *s)
 	vm->has_job_status = false;
 	vm->job_status = 0;
 	vm->detail[0] = '\0';
+	inject_set_schedule(vm, NULL); /* injections start after the keyframe point */
 }
 
 int keyframe_capture(struct vm *vm, struct keyframe *kf)

@@ -2,7 +2,7 @@
 #ifndef REWIND_MANIFEST_H
 #define REWIND_MANIFEST_H
 
-#include "vmm/run.h"
+#include "vmm/run_inputs.h"
 #include "vmm/vm.h"
 
 #define MANIFEST_VERSION 1

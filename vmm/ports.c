@@ -96,7 +96,7 @@ static void port_idle(struct vm *vm)
 		vm_finish(vm, VM_DEADLOCK, "the guest is idle with no timer armed");
 		return;
 	}
-	vclock_jump_to(&vm->clock, sh->timer_deadline);
+	vclock_jump_to(&vm->clock, sh->timer_deadline + vm->timer_late_ns);
 }
 
 static void vmm_record(struct vm *vm, uint32_t type, uint64_t arg0)
@@ -140,7 +140,8 @@ void ports_handle(struct vm *vm, uint16_t port, uint32_t value)
 		port_idle(vm);
 		break;
 	case REWIND_PORT_YIELD:
-		break; /* a step: the clock has moved on */
+	case REWIND_PORT_SWITCHES: /* taken at every exit (ports_take_switches) */
+		break;		   /* a step: the clock has moved on */
 	case REWIND_PORT_POWER:
 		port_power(vm, value);
 		break;
@@ -177,8 +178,40 @@ void ports_fire_due_timer(struct vm *vm)
 	if (!sh || vm->outcome != VM_RUNNING)
 		return;
 	sh->now_ns = vm->clock.now_ns;
-	if (sh->timer_deadline && sh->timer_deadline <= vm->clock.now_ns) {
+	if (sh->timer_deadline && sh->timer_deadline + vm->timer_late_ns <= vm->clock.now_ns) {
 		sh->timer_deadline = 0;
+		vm->timer_late_ns = 0; /* a late-timer injection delays one firing */
 		vm_raise(vm, REWIND_PENDING_TIMER);
 	}
+}
+
+/*
+ * The guest's context-switch ring: one trace record per switch, stamped with
+ * this step. The guest writes the ring; never trust its head.
+ */
+void ports_take_switches(struct vm *vm)
+{
+	struct rewind_shared *sh = shared_page(vm);
+	uint32_t head, tail;
+
+	if (!sh)
+		return;
+	head = __atomic_load_n(&sh->switch_head, __ATOMIC_RELAXED);
+	tail = sh->switch_tail;
+	if (head - tail > REWIND_SWITCH_RING) {
+		vm_finish(vm, VM_GUEST_FAULT, "context-switch ring overrun (head %u, tail %u)",
+			  head, tail);
+		return;
+	}
+	for (; tail != head; tail++) {
+		struct rewind_switch sw;
+		struct trace_record rec = {.step = vm->steps, .type = REWIND_EV_SWITCH};
+
+		memcpy(&sw, &sh->switches[tail % REWIND_SWITCH_RING], sizeof(sw));
+		rec.tid = sw.next_tid;
+		rec.args[0] = sw.prev_tid;
+		rec.args[1] = sw.next_tid;
+		trace_append(&vm->trace, &rec, NULL);
+	}
+	sh->switch_tail = tail;
 }

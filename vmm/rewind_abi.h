@@ -23,7 +23,7 @@
 #define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
 #define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
 #define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
-#define REWIND_ABI_VERSION     1u
+#define REWIND_ABI_VERSION     2u
 
 /*
  * Ports (OUTL, 32-bit value), 4 apart: an OUTL touches 4 byte ports, so a
@@ -52,7 +52,10 @@ enum rewind_port {
 	 * kernel RNG, so a run restored from the keyframe and a run booted from
 	 * scratch get the same randomness from the same seed */
 	REWIND_PORT_SEED = REWIND_PORT(7),
-	REWIND_PORT_END = REWIND_PORT(8)
+	/* value ignored; the context-switch ring in struct rewind_shared is
+	 * full: the VMM takes every record in it (switch_tail = switch_head) */
+	REWIND_PORT_SWITCHES = REWIND_PORT(8),
+	REWIND_PORT_END = REWIND_PORT(9)
 };
 #define REWIND_SEED_WORDS 8
 #define REWIND_PORT_SPAN  (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
@@ -72,6 +75,16 @@ enum rewind_power {
 #define REWIND_CALLBACK_VECTOR 0xf3	 /* HYPERVISOR_CALLBACK_VECTOR */
 #define REWIND_PENDING_TIMER   (1u << 0) /* the armed one-shot timer expired */
 #define REWIND_PENDING_RESCHED (1u << 1) /* preempt the running task now */
+#define REWIND_PENDING_STALL                                                                       \
+	(1u << 2) /* the running task sleeps stall_ns when                                         \
+		     it next returns to user space */
+
+/* One context switch: the thread ids (0: idle) the CPU went from and to. */
+struct rewind_switch {
+	__u32 prev_tid;
+	__u32 next_tid;
+};
+#define REWIND_SWITCH_RING 128 /* records; a power of two */
 
 /*
  * One page shared by guest and VMM, registered with REWIND_PORT_SHARED.
@@ -87,7 +100,20 @@ struct rewind_shared {
 	__u64 tsc_khz;	   /* rate of the emulated RDTSC for user space */
 	/* written by the guest */
 	__u64 timer_deadline; /* absolute now_ns of the one-shot timer, 0 = none */
-	__u8 reserved[4096 - 40];
+	/* written by the VMM, read with REWIND_PENDING_STALL */
+	__u64 stall_ns;
+	/*
+	 * Context switches, without an exit each: the guest writes record
+	 * switch_head % REWIND_SWITCH_RING, then increments switch_head; the
+	 * VMM takes the records up to switch_head at every exit and sets
+	 * switch_tail. A guest that finds the ring full makes an exit first
+	 * (REWIND_PORT_SWITCHES). More than REWIND_SWITCH_RING pending is a
+	 * guest fault.
+	 */
+	__u32 switch_head; /* written by the guest */
+	__u32 switch_tail; /* written by the VMM */
+	struct rewind_switch switches[REWIND_SWITCH_RING];
+	__u8 reserved[4096 - 56 - 8 * REWIND_SWITCH_RING];
 };
 
 /* Event records, handed over with REWIND_PORT_EVENT; the VMM stamps each with its step. */
@@ -99,6 +125,9 @@ enum rewind_event_type {
 	REWIND_EV_OUTPUT = 5, /* payload: bytes a task wrote to its stdout/stderr terminal */
 	REWIND_EV_CONSOLE = 6, /* payload: kernel console text */
 	REWIND_EV_PANIC = 7,   /* payload: panic message */
+	/* never sent as a record: the VMM makes one per struct rewind_switch;
+	 * tid: next_tid, arg0: prev_tid, arg1: next_tid */
+	REWIND_EV_SWITCH = 8,
 };
 
 #define REWIND_EVENT_MAX 4096u /* header + payload never cross this */

@@ -1,5 +1,7 @@
 #include "vmm/run.h"
 
+#include "vmm/run_inputs.h"
+
 #include "guest/initramfs.h"
 #include "vmm/boot.h"
 #include "vmm/file.h"
@@ -18,169 +20,6 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define RUN_BOOT_SEED 0 /* the kernel RNG's seed at boot, before the keyframe point */
-
-/* Kernel command line: quiet boot; every device and clock comes from the Rewind platform. */
-#define RUN_CMDLINE "quiet loglevel=4 rdinit=/init"
-
-static int load_kernel(struct run_inputs *in, const char *path)
-{
-	if (file_read_all(path, &in->kernel, &in->kernel_len) < 0) {
-		rw_err("no guest kernel at %s (build it with `make`, or pass --kernel)", path);
-		return -ENOENT;
-	}
-	if (boot_check_bzimage(in->kernel, in->kernel_len) < 0) {
-		rw_err("%s is not a usable guest kernel", path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The base image must be a newc cpio archive (what the kernel unpacks). */
-static int load_initrd(struct run_inputs *in, const char *path)
-{
-	if (file_read_all(path, &in->base_initrd, &in->base_initrd_len) < 0) {
-		rw_err("no initramfs at %s (build it with `make`, or pass --initrd)", path);
-		return -ENOENT;
-	}
-	if (in->base_initrd_len < 512 || memcmp(in->base_initrd, "070701", 6) != 0) {
-		rw_err("%s is not an uncompressed newc cpio initramfs (corrupt or wrong file)",
-		       path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* "HOST[:GUEST]" -> the FILE spec "HOST:GUEST", GUEST defaulting to /bin/BASENAME. */
-static int add_user_file(struct initramfs *fs, const char *add)
-{
-	char spec[8192], *copy = strdup(add);
-	int rc;
-
-	if (!copy)
-		return -ENOMEM;
-	if (strchr(add, ':'))
-		snprintf(spec, sizeof(spec), "%s", add);
-	else
-		snprintf(spec, sizeof(spec), "%s:/bin/%s", add, basename(copy));
-	free(copy);
-	rc = initramfs_add_spec(fs, INITRAMFS_FILE, spec);
-	if (rc)
-		rw_err("--add %s: cannot put it into the guest", add);
-	return rc;
-}
-
-/* The command as NUL-terminated strings, one after another (read by rewind-init). */
-static char *job_file(const struct run_options *opt, size_t *len)
-{
-	char *buf;
-	size_t at = 0;
-
-	*len = 0;
-	for (size_t i = 0; i < opt->argc; i++)
-		*len += strlen(opt->argv[i]) + 1;
-	buf = malloc(*len ? *len : 1);
-	for (size_t i = 0; buf && i < opt->argc; i++) {
-		memcpy(buf + at, opt->argv[i], strlen(opt->argv[i]) + 1);
-		at += strlen(opt->argv[i]) + 1;
-	}
-	return buf;
-}
-
-/* A second archive appended to the initramfs: /rewind/job and the user's files. */
-static int build_job_archive(struct run_inputs *in, const struct run_options *opt)
-{
-	struct initramfs fs = {0};
-	size_t job_len;
-	char *job = job_file(opt, &job_len);
-	FILE *f = open_memstream((char **)&in->job_archive, &in->job_archive_len);
-	int rc = job && f ? 0 : -ENOMEM;
-
-	if (!rc)
-		initramfs_add_data(&fs, "rewind/job", 0644, job, job_len);
-	for (size_t i = 0; i < opt->add_count && !rc; i++)
-		rc = add_user_file(&fs, opt->adds[i]);
-	if (!rc)
-		rc = initramfs_write(&fs, f);
-	if (f)
-		fclose(f);
-	initramfs_free(&fs);
-	free(job);
-	return rc;
-}
-
-static int join_initrd(struct run_inputs *in)
-{
-	size_t base = (in->base_initrd_len + 3) & ~(size_t)3; /* archives start 4-aligned */
-
-	in->initrd_len = base + in->job_archive_len;
-	in->initrd = calloc(1, in->initrd_len);
-	if (!in->initrd)
-		return -ENOMEM;
-	memcpy(in->initrd, in->base_initrd, in->base_initrd_len);
-	memcpy(in->initrd + base, in->job_archive, in->job_archive_len);
-	return 0;
-}
-
-/* 32 seed bytes for the guest RNG, a pure function of --seed. */
-static void derive_rng_seed(uint64_t seed, void *out)
-{
-	static const char label[] = "rewind guest rng seed";
-
-	for (int i = 0; i < 2; i++) {
-		XXH128_hash_t h = XXH3_128bits_withSeed(label, sizeof(label), seed + (uint64_t)i);
-		XXH128_canonical_t c;
-
-		XXH128_canonicalFromHash(&c, h);
-		memcpy((uint8_t *)out + 16 * i, c.digest, 16);
-	}
-}
-
-static uint64_t run_id(const struct run_inputs *in, const struct run_options *opt,
-		       const char *cpu_model)
-{
-	XXH3_state_t *s = XXH3_createState();
-	uint64_t words[] = {in->kernel_hash, in->initrd_hash, opt->seed,
-			    opt->epoch_s,    opt->mem_bytes,  CLOCK_DEFAULT_QUANTUM_NS};
-	uint64_t id;
-
-	XXH3_64bits_reset(s);
-	XXH3_64bits_update(s, words, sizeof(words));
-	XXH3_64bits_update(s, RUN_CMDLINE, sizeof(RUN_CMDLINE));
-	XXH3_64bits_update(s, cpu_model, strlen(cpu_model) + 1);
-	id = XXH3_64bits_digest(s);
-	XXH3_freeState(s);
-	return id;
-}
-
-static int prepare_inputs(struct run_inputs *in, const struct run_options *opt)
-{
-	int rc = load_kernel(in, opt->kernel_path);
-
-	if (!rc)
-		rc = load_initrd(in, opt->initrd_path);
-	if (!rc)
-		rc = build_job_archive(in, opt);
-	if (!rc)
-		rc = join_initrd(in);
-	if (rc)
-		return rc;
-	in->kernel_hash = XXH3_64bits(in->kernel, in->kernel_len);
-	in->initrd_hash = XXH3_64bits(in->initrd, in->initrd_len);
-	/* The boot is the same for every seed; the seed enters after READY. */
-	derive_rng_seed(RUN_BOOT_SEED, in->rng_seed);
-	derive_rng_seed(opt->seed, in->exec_seed);
-	return 0;
-}
-
-static void free_inputs(struct run_inputs *in)
-{
-	free(in->kernel);
-	free(in->base_initrd);
-	free(in->job_archive);
-	free(in->initrd);
-}
-
 static int exit_status_of(const struct vm *vm)
 {
 	static const int status[] = {
@@ -191,6 +30,7 @@ static int exit_status_of(const struct vm *vm)
 		[VM_STEP_BUDGET] = RUN_STATUS_STEP_BUDGET,
 		[VM_GUEST_FAULT] = RUN_STATUS_GUEST_FAULT,
 		[VM_HOST_ERROR] = RUN_STATUS_HOST_ERROR,
+		[VM_WALL_BUDGET] = RUN_STATUS_STUCK,
 	};
 
 	if (vm->outcome != VM_EXITED)
@@ -232,18 +72,6 @@ static void keyframe_identity_of(const struct run_inputs *in, const struct vm *v
 	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", vm->cpu_model);
 }
 
-static int boot(struct vm *vm, const struct run_inputs *in)
-{
-	struct boot_image img = {.kernel = in->kernel,
-				 .kernel_len = in->kernel_len,
-				 .initrd = in->initrd,
-				 .initrd_len = in->initrd_len,
-				 .cmdline = RUN_CMDLINE};
-
-	memcpy(img.rng_seed, in->rng_seed, sizeof(img.rng_seed));
-	return boot_linux(&vm->km, &img) < 0 ? -EINVAL : 0;
-}
-
 /* Boots to READY, keeps the keyframe in memory and writes it to path. */
 static int boot_to_keyframe(struct vm *vm, const struct run_inputs *in, const char *path,
 			    struct keyframe *kf)
@@ -251,7 +79,7 @@ static int boot_to_keyframe(struct vm *vm, const struct run_inputs *in, const ch
 	struct keyframe_identity id;
 
 	vm->cfg.stop_at_ready = true;
-	if (boot(vm, in) < 0)
+	if (run_boot(vm, in) < 0)
 		return -EINVAL;
 	vm_run(vm);
 	vm->cfg.stop_at_ready = false;
@@ -320,7 +148,7 @@ static int boot_and_run(struct vm *vm, const struct run_inputs *in, const struct
 	int rc = 0;
 
 	if (!opt->keyframe_path) {
-		rc = boot(vm, in);
+		rc = run_boot(vm, in);
 	} else if (access(opt->keyframe_path, F_OK) == 0) {
 		rc = restore_from_file(vm, in, opt->keyframe_path, &kf);
 	} else {
@@ -351,7 +179,7 @@ int run_job(const struct run_options *opt)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = prepare_inputs(&in, opt);
+	rc = run_inputs_prepare(&in, opt);
 	memcpy(cfg.exec_seed, in.exec_seed, sizeof(cfg.exec_seed));
 	if (!rc && (rc = vm_create(&vm, &cfg)) < 0)
 		vm_destroy(&vm);
@@ -366,6 +194,6 @@ int run_job(const struct run_options *opt)
 			rw_err("the run finished but its run directory could not be written");
 		vm_destroy(&vm);
 	}
-	free_inputs(&in);
+	run_inputs_free(&in);
 	return rc ? RUN_STATUS_SETUP : res.exit_status;
 }

@@ -46,15 +46,6 @@ enum run_status {
 	RUN_STATUS_HOST_ERROR = 71,
 };
 
-/* The bytes a run is made of, loaded and hashed once. */
-struct run_inputs {
-	uint8_t *kernel, *base_initrd, *job_archive, *initrd;
-	size_t kernel_len, base_initrd_len, job_archive_len, initrd_len;
-	uint64_t kernel_hash, initrd_hash;     /* XXH3-64; initrd = base + job archive */
-	uint8_t rng_seed[32];		       /* the kernel RNG's at boot (fixed) */
-	uint32_t exec_seed[REWIND_SEED_WORDS]; /* from --seed, read by the guest after READY */
-};
-
 struct run_result {
 	uint64_t run_id; /* XXH3-64 of every input */
 	int exit_status; /* what `rewind run` exits with */

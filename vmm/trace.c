@@ -24,7 +24,7 @@ void trace_free(struct trace *t)
 	*t = (struct trace){0};
 }
 
-static void trace_reserve(struct trace *t, size_t more)
+void trace_reserve(struct trace *t, size_t more)
 {
 	size_t cap = t->cap ? t->cap : 1 << 16;
 

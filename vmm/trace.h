@@ -42,6 +42,9 @@ struct trace {
 int trace_init(struct trace *t);
 void trace_free(struct trace *t);
 
+/* Makes room for more bytes (never shrinks): preallocate so appends do not allocate. */
+void trace_reserve(struct trace *t, size_t more);
+
 /* Appends one record and its payload (len bytes). */
 void trace_append(struct trace *t, const struct trace_record *rec, const void *payload);
 

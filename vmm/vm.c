@@ -10,13 +10,14 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 
 static const char *const outcome_names[] = {
 	[VM_RUNNING] = "running",	  [VM_EXITED] = "exited",
 	[VM_POWER_OFF] = "power-off",	  [VM_PANIC] = "panic",
 	[VM_DEADLOCK] = "deadlock",	  [VM_STUCK] = "stuck",
 	[VM_STEP_BUDGET] = "step-budget", [VM_GUEST_FAULT] = "guest-fault",
-	[VM_HOST_ERROR] = "host-error",
+	[VM_HOST_ERROR] = "host-error",	  [VM_WALL_BUDGET] = "wall-budget",
 };
 
 const char *vm_outcome_name(enum vm_outcome outcome)
@@ -118,6 +119,7 @@ static void handle_exit(struct vm *vm, int reason)
 		/* the watchdog thread reads steps */
 		__atomic_store_n(&vm->steps, vm->steps + 1, __ATOMIC_RELAXED);
 		vclock_step(&vm->clock);
+		ports_take_switches(vm);
 		handle_io(vm);
 		break;
 	case KVM_EXIT_MMIO:
@@ -141,25 +143,45 @@ static void handle_exit(struct vm *vm, int reason)
 	}
 }
 
+/*
+ * The trace gets only where the guest is stuck (user space or kernel): the
+ * RIP depends on when the host noticed, and the trace must not. The detail
+ * for humans names the RIP.
+ */
 static void report_stuck(struct vm *vm)
 {
 	int cpl;
 	uint64_t rip = vcpu_rip(vm, &cpl);
+	size_t len;
 
-	vm_finish(vm, VM_STUCK, "no exit for %llu ms: stuck in %s at RIP %#llx",
-		  (unsigned long long)vm->cfg.stuck_ms,
-		  cpl == 3 ? "user space" : "the guest kernel", (unsigned long long)rip);
+	vm_finish(vm, VM_STUCK, "stuck in %s", cpl == 3 ? "user space" : "the guest kernel");
+	len = strlen(vm->detail);
+	snprintf(vm->detail + len, sizeof(vm->detail) - len, " at RIP %#llx (no exit for %llu ms)",
+		 (unsigned long long)rip, (unsigned long long)vm->cfg.stuck_ms);
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
 }
 
 enum vm_outcome vm_run(struct vm *vm)
 {
+	uint64_t deadline_ms = vm->cfg.wall_ms ? monotonic_ms() + vm->cfg.wall_ms : 0;
 	struct watchdog dog;
 
 	if (watchdog_start(&dog, &vm->steps, vm->cfg.stuck_ms) < 0)
 		return VM_HOST_ERROR;
+
 	vm->paused = false;
 	while (vm->outcome == VM_RUNNING && !vm->paused) {
-		int reason = kvm_machine_run(&vm->km);
+		int reason;
+
+		inject_due(vm);
+		reason = kvm_machine_run(&vm->km);
 
 		if (reason == -EINTR) {
 			if (watchdog_fired(&dog))
@@ -175,6 +197,9 @@ enum vm_outcome vm_run(struct vm *vm)
 			vm_finish(vm, VM_STEP_BUDGET, "step budget of %llu exceeded",
 				  (unsigned long long)vm->cfg.step_budget);
 		ports_fire_due_timer(vm);
+		if (deadline_ms && monotonic_ms() > deadline_ms)
+			vm_finish(vm, VM_WALL_BUDGET, "wall budget of %llu ms exceeded",
+				  (unsigned long long)vm->cfg.wall_ms);
 	}
 	watchdog_stop(&dog);
 	return vm->outcome;

@@ -10,6 +10,7 @@
 #include "vmm/clock.h"
 #include "vmm/kvm.h"
 #include "vmm/rewind_abi.h"
+#include "vmm/schedule.h"
 #include "vmm/trace.h"
 
 #include <stdbool.h>
@@ -26,6 +27,7 @@ enum vm_outcome {
 	VM_STEP_BUDGET, /* more steps than allowed */
 	VM_GUEST_FAULT, /* invalid Rewind call, unknown port or MMIO, triple fault */
 	VM_HOST_ERROR,	/* KVM or the host failed */
+	VM_WALL_BUDGET, /* the run took longer than its wall budget (host-timed) */
 };
 
 struct vm_config {
@@ -34,6 +36,7 @@ struct vm_config {
 	uint64_t quantum_ns;  /* virtual time per step */
 	uint64_t step_budget; /* 0 = unlimited */
 	uint64_t stuck_ms;    /* wall time allowed between two exits */
+	uint64_t wall_ms;     /* wall time allowed for one vm_run (0 = unlimited) */
 	FILE *output;	      /* guest program output goes here as it happens */
 	FILE *console;	      /* kernel console text goes here (NULL: kept in trace only) */
 	uint32_t exec_seed[REWIND_SEED_WORDS]; /* read by the guest after READY */
@@ -54,8 +57,13 @@ struct vm {
 	bool has_job_status;
 	uint64_t ready_step; /* 0 until rewind-init says ready */
 	unsigned int seed_words_read;
-	bool paused;	  /* stopped at READY for a keyframe; vm_run resumes */
-	char detail[256]; /* human-readable outcome detail */
+	bool paused; /* stopped at READY for a keyframe; vm_run resumes */
+	/* the execution's injections (sorted by step), see vmm/inject.c */
+	const struct schedule *schedule;
+	uint32_t schedule_next; /* first injection not applied yet */
+	uint64_t timer_late_ns; /* the next timer fires this much late */
+	uint64_t injected;	/* injections applied so far */
+	char detail[256];	/* human-readable outcome detail */
 };
 
 /* Creates the KVM machine (RAM, APIC, vCPU, CPU model). */
@@ -83,5 +91,14 @@ void ports_fire_due_timer(struct vm *vm);
 
 /* Raises reason bits in the shared page and injects the callback vector. */
 void vm_raise(struct vm *vm, uint32_t pending_bits);
+
+/* Takes the context switches the guest recorded since the last exit (vmm/ports.c). */
+void ports_take_switches(struct vm *vm);
+
+/* Sets the injections of the next execution (sorted, kept by the caller; NULL: none). */
+void inject_set_schedule(struct vm *vm, const struct schedule *s);
+
+/* Applies every injection due at the current step, before the guest re-enters. */
+void inject_due(struct vm *vm);
 
 #endif

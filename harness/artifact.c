@@ -1,0 +1,275 @@
+#include "harness/artifact.h"
+
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void add_hex(cJSON *o, const char *key, uint64_t v)
+{
+	char hex[19];
+
+	snprintf(hex, sizeof(hex), "0x%016" PRIx64, v);
+	cJSON_AddStringToObject(o, key, hex);
+}
+
+void run_identity_of(const struct executor *ex, struct run_identity *id)
+{
+	*id = (struct run_identity){.kernel_xxh3 = ex->in.kernel_hash,
+				    .initramfs_xxh3 = ex->base_initrd_hash,
+				    .job_xxh3 = ex->job_hash,
+				    .abi_version = REWIND_ABI_VERSION,
+				    .quantum_ns = ex->vm.clock.quantum_ns};
+	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", ex->vm.cpu_model);
+}
+
+static cJSON *identity_json(const struct run_identity *id)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_hex(o, "kernel_xxh3", id->kernel_xxh3);
+	add_hex(o, "initramfs_xxh3", id->initramfs_xxh3);
+	add_hex(o, "job_xxh3", id->job_xxh3);
+	cJSON_AddStringToObject(o, "cpu_model", id->cpu_model);
+	cJSON_AddNumberToObject(o, "abi_version", (double)id->abi_version);
+	cJSON_AddNumberToObject(o, "quantum_ns", (double)id->quantum_ns);
+	return o;
+}
+
+/* Appends the payload of every output record after from to out (or counts it). */
+static size_t collect_output(const struct trace *t, size_t from, char *out)
+{
+	size_t total = 0;
+
+	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
+		struct trace_record r;
+
+		memcpy(&r, t->buf + at, sizeof(r));
+		if (at + sizeof(r) + r.len > t->len)
+			break;
+		if (r.type == REWIND_EV_OUTPUT || r.type == REWIND_EV_PANIC) {
+			if (out)
+				memcpy(out + total, t->buf + at + sizeof(r), r.len);
+			total += r.len;
+		}
+		at += sizeof(r) + r.len;
+	}
+	return total;
+}
+
+char *artifact_output_tail(const struct trace *t, size_t from, unsigned int lines)
+{
+	size_t len = collect_output(t, from, NULL), start;
+	char *all = malloc(len + 1);
+	unsigned int seen = 0;
+
+	if (!all)
+		return NULL;
+	collect_output(t, from, all);
+	all[len] = '\0';
+	start = len;
+	/* back over `lines` line ends, not counting a final one */
+	while (start > 0 && !(all[start - 1] == '\n' && start != len && ++seen == lines))
+		start--;
+	memmove(all, all + start, len - start + 1);
+	return all;
+}
+
+static cJSON *outcome_json(const struct exec_result *res)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "class", exec_class_name(res->cls));
+	cJSON_AddStringToObject(o, "detail", res->detail);
+	if (res->has_job_status)
+		cJSON_AddNumberToObject(o, "job_wait_status", res->job_status);
+	cJSON_AddNumberToObject(o, "step", (double)res->job_steps);
+	cJSON_AddNumberToObject(o, "injections_applied", (double)res->injected);
+	return o;
+}
+
+static char *hex_bytes(const uint8_t *raw, size_t len)
+{
+	char *hex = malloc(2 * len + 1);
+
+	for (size_t i = 0; hex && i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	if (hex)
+		hex[2 * len] = '\0';
+	return hex;
+}
+
+static cJSON *artifact_json(const struct harness_job *job, const struct executor *ex,
+			    const uint8_t *raw, size_t raw_len, const struct exec_input *input,
+			    const struct exec_result *res)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct run_identity id;
+	char *hex = hex_bytes(raw, raw_len);
+	char *tail =
+		artifact_output_tail(&ex->vm.trace, ex->job_trace_from, ARTIFACT_OUTPUT_TAIL_LINES);
+
+	run_identity_of(ex, &id);
+	cJSON_AddStringToObject(o, "format", ARTIFACT_FORMAT);
+	cJSON_AddNumberToObject(o, "version", ARTIFACT_VERSION);
+	cJSON_AddItemToObject(o, "input", input_to_json(input));
+	cJSON_AddStringToObject(o, "input_hex", hex ? hex : "");
+	cJSON_AddItemToObject(o, "job", job_to_json(job));
+	cJSON_AddItemToObject(o, "identity", identity_json(&id));
+	cJSON_AddItemToObject(o, "outcome", outcome_json(res));
+	add_hex(o, "trace_xxh3", res->trace_hash);
+	cJSON_AddStringToObject(o, "output_tail", tail ? tail : "");
+	free(hex);
+	free(tail);
+	return o;
+}
+
+int artifact_write(const char *dir, const struct harness_job *job, const struct executor *ex,
+		   const uint8_t *raw, size_t raw_len, const struct exec_input *input,
+		   const struct exec_result *res, char *path, size_t path_len)
+{
+	struct file_part part;
+	cJSON *json;
+	char *text;
+	int rc;
+
+	snprintf(path, path_len, "%s/%s-%016" PRIx64 ".json", dir, exec_class_name(res->cls),
+		 res->trace_hash);
+	if (access(path, F_OK) == 0)
+		return 0;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		rw_err_errno(errno, "cannot create the artifact directory %s", dir);
+		return -errno;
+	}
+	json = artifact_json(job, ex, raw, raw_len, input, res);
+	text = json ? cJSON_Print(json) : NULL;
+	cJSON_Delete(json);
+	if (!text) {
+		rw_err("out of memory for the artifact %s", path);
+		return -ENOMEM;
+	}
+	part = (struct file_part){text, strlen(text)};
+	rc = file_write_atomic(path, &part, 1);
+	free(text);
+	return rc < 0 ? rc : 1;
+}
+
+static int hex_field(const cJSON *o, const char *key, const char *what, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char *end;
+
+	if (!cJSON_IsString(v)) {
+		rw_err("%s: missing hex string \"%s\"", what, key);
+		return -EINVAL;
+	}
+	errno = 0;
+	*out = strtoull(v->valuestring, &end, 16);
+	if (errno || *end || end == v->valuestring) {
+		rw_err("%s: \"%s\" is not a hex number: %s", what, key, v->valuestring);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_identity(const cJSON *o, const char *what, struct run_identity *id)
+{
+	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(o, "cpu_model");
+	const cJSON *abi = cJSON_GetObjectItemCaseSensitive(o, "abi_version");
+	const cJSON *quantum = cJSON_GetObjectItemCaseSensitive(o, "quantum_ns");
+	int rc = hex_field(o, "kernel_xxh3", what, &id->kernel_xxh3);
+
+	if (!rc)
+		rc = hex_field(o, "initramfs_xxh3", what, &id->initramfs_xxh3);
+	if (!rc)
+		rc = hex_field(o, "job_xxh3", what, &id->job_xxh3);
+	if (rc)
+		return rc;
+	if (!cJSON_IsString(cpu) || !cJSON_IsNumber(abi) || !cJSON_IsNumber(quantum)) {
+		rw_err("%s: identity needs cpu_model, abi_version and quantum_ns", what);
+		return -EINVAL;
+	}
+	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", cpu->valuestring);
+	id->abi_version = (uint64_t)abi->valuedouble;
+	id->quantum_ns = (uint64_t)quantum->valuedouble;
+	return 0;
+}
+
+static int parse_outcome(const cJSON *o, const char *what, struct artifact_expect *e)
+{
+	const cJSON *cls = cJSON_GetObjectItemCaseSensitive(o, "class");
+	const cJSON *step = cJSON_GetObjectItemCaseSensitive(o, "step");
+	const cJSON *detail = cJSON_GetObjectItemCaseSensitive(o, "detail");
+
+	if (!cJSON_IsString(cls) || !cJSON_IsNumber(step)) {
+		rw_err("%s: outcome needs \"class\" and \"step\"", what);
+		return -EINVAL;
+	}
+	e->cls = exec_class_from_name(cls->valuestring);
+	if (e->cls == CLASS_COUNT) {
+		rw_err("%s: unknown outcome class \"%s\"", what, cls->valuestring);
+		return -EINVAL;
+	}
+	e->job_steps = (uint64_t)step->valuedouble;
+	snprintf(e->detail, sizeof(e->detail), "%s",
+		 cJSON_IsString(detail) ? detail->valuestring : "");
+	return 0;
+}
+
+static const cJSON *object_field(const cJSON *o, const char *key, const char *what)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsObject(v))
+		rw_err("%s: missing object \"%s\"", what, key);
+	return cJSON_IsObject(v) ? v : NULL;
+}
+
+static int parse_artifact(const cJSON *root, const char *what, struct harness_job *job,
+			  struct exec_input *input, struct artifact_expect *e)
+{
+	const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "version");
+	const cJSON *in = object_field(root, "input", what), *jb = object_field(root, "job", what);
+	const cJSON *id = object_field(root, "identity", what);
+	const cJSON *out = object_field(root, "outcome", what);
+	char why[256];
+
+	if (!cJSON_IsString(format) || strcmp(format->valuestring, ARTIFACT_FORMAT) != 0 ||
+	    !cJSON_IsNumber(version) || version->valueint != ARTIFACT_VERSION) {
+		rw_err("%s: not a %s version %d artifact", what, ARTIFACT_FORMAT, ARTIFACT_VERSION);
+		return -EINVAL;
+	}
+	if (!in || !jb || !id || !out)
+		return -EINVAL;
+	if (input_from_json(in, input, why, sizeof(why)) < 0) {
+		rw_err("%s: bad input: %s", what, why);
+		return -EINVAL;
+	}
+	if (job_apply_json(job, jb, what) < 0 || parse_identity(id, what, &e->identity) < 0 ||
+	    parse_outcome(out, what, e) < 0 || hex_field(root, "trace_xxh3", what, &e->trace_xxh3))
+		return -EINVAL;
+	return 0;
+}
+
+int artifact_parse(const char *text, size_t len, const char *what, struct harness_job *job,
+		   struct exec_input *input, struct artifact_expect *expect)
+{
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	int rc;
+
+	if (!root) {
+		rw_err("%s: not valid JSON (near byte %td)", what,
+		       cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - text : 0);
+		return -EINVAL;
+	}
+	memset(expect, 0, sizeof(*expect));
+	rc = parse_artifact(root, what, job, input, expect);
+	cJSON_Delete(root);
+	return rc;
+}

@@ -1,0 +1,56 @@
+/*
+ * Crash artifacts: one self-contained JSON file per distinct failure (class
+ * and trace hash), written atomically. It holds the input (seed and
+ * schedule, in JSON and as the raw bytes afl-fuzz saw), the job, the hashes
+ * of everything the run is a function of, the outcome with its step, the
+ * trace hash and the last lines of guest output: enough for
+ * `rewind-harness --replay FILE` to rebuild the run and check it is the same.
+ */
+#ifndef REWIND_ARTIFACT_H
+#define REWIND_ARTIFACT_H
+
+#include "harness/executor.h"
+#include "harness/job.h"
+
+#define ARTIFACT_FORMAT		   "rewind-crash"
+#define ARTIFACT_VERSION	   1
+#define ARTIFACT_OUTPUT_TAIL_LINES 20
+
+/* What a run is a function of, besides the input. */
+struct run_identity {
+	uint64_t kernel_xxh3, initramfs_xxh3, job_xxh3;
+	char cpu_model[128];
+	uint64_t abi_version, quantum_ns;
+};
+
+/* What the artifact says happened. */
+struct artifact_expect {
+	enum exec_class cls;
+	uint64_t job_steps;
+	uint64_t trace_xxh3;
+	char detail[256];
+	struct run_identity identity;
+};
+
+void run_identity_of(const struct executor *ex, struct run_identity *id);
+
+/*
+ * Writes DIR/CLASS-TRACEHASH.json unless it exists (same failure, same
+ * file). Returns 1 if written, 0 if it existed, -errno if it could not be
+ * written (reported; nothing half-written is left).
+ */
+int artifact_write(const char *dir, const struct harness_job *job, const struct executor *ex,
+		   const uint8_t *raw, size_t raw_len, const struct exec_input *input,
+		   const struct exec_result *res, char *path, size_t path_len);
+
+/*
+ * Reads an artifact: applies its job to job, fills input and expect.
+ * 0 or -EINVAL with the reason reported.
+ */
+int artifact_parse(const char *text, size_t len, const char *what, struct harness_job *job,
+		   struct exec_input *input, struct artifact_expect *expect);
+
+/* The last lines of guest output since the job started (malloc'd, NUL-terminated). */
+char *artifact_output_tail(const struct trace *t, size_t from, unsigned int lines);
+
+#endif

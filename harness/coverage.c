@@ -1,0 +1,97 @@
+#include "harness/coverage.h"
+
+#include "vmm/rewind_abi.h"
+
+#include <string.h>
+#include <sys/wait.h>
+#include <xxhash.h>
+
+#define MAX_THREADS 64 /* later threads share the last number */
+
+/* Thread ids in order of first appearance: 0 is the idle task, then 1, 2... */
+struct thread_numbers {
+	uint32_t tid[MAX_THREADS];
+	unsigned int count;
+};
+
+static unsigned int thread_number(struct thread_numbers *n, uint32_t tid)
+{
+	if (tid == 0)
+		return 0;
+	for (unsigned int i = 0; i < n->count; i++)
+		if (n->tid[i] == tid)
+			return i + 1;
+	if (n->count < MAX_THREADS)
+		n->tid[n->count++] = tid;
+	return n->count;
+}
+
+static void hit(uint8_t *map, size_t size, uint64_t h)
+{
+	uint8_t *b = &map[h % (size - COVERAGE_CLASS_BYTES)];
+
+	if (*b != 0xff)
+		(*b)++;
+}
+
+/* What an event says, beyond its type and thread; 0 for events that say nothing more. */
+static uint64_t event_detail(const struct trace_record *r, const uint8_t *payload)
+{
+	switch (r->type) {
+	case REWIND_EV_EXEC:
+	case REWIND_EV_OUTPUT:
+	case REWIND_EV_PANIC:
+		return XXH3_64bits(payload, r->len);
+	case REWIND_EV_FORK:   /* a thread or a process */
+	case REWIND_EV_EXIT:   /* exit code, whole process gone */
+	case REWIND_EV_SIGNAL: /* signal number, si_code */
+		return r->args[0] << 8 ^ r->args[1] << 1 ^ r->args[2];
+	case TRACE_JOB_STATUS:
+		return r->args[0];
+	default:
+		return 0;
+	}
+}
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t words[2] = {a, b};
+
+	return XXH3_64bits(words, sizeof(words));
+}
+
+void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
+			enum exec_class cls, int job_status)
+{
+	struct thread_numbers threads = {.count = 0};
+	uint64_t prev = 0x5eed;
+	uint8_t *tail = map + size - COVERAGE_CLASS_BYTES;
+
+	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
+		struct trace_record r;
+		const uint8_t *payload = t->buf + at + sizeof(r);
+		uint64_t key;
+
+		memcpy(&r, t->buf + at, sizeof(r));
+		at += sizeof(r) + r.len;
+		if (at > t->len)
+			break;
+		if (r.type == REWIND_EV_SWITCH) {
+			hit(map, size,
+			    mix(prev, (uint64_t)thread_number(&threads, (uint32_t)r.args[0]) << 32 |
+					      thread_number(&threads, (uint32_t)r.args[1])));
+			continue;
+		}
+		if (r.type == REWIND_EV_CONSOLE || r.type == TRACE_OUTCOME)
+			continue; /* kernel chatter; the outcome goes in the tail */
+		key = mix((uint64_t)r.type << 32 | thread_number(&threads, r.tid),
+			  event_detail(&r, payload));
+		hit(map, size, mix(prev, key));
+		prev = key;
+	}
+	tail[cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR] = 1;
+	if (cls == CLASS_SIGNAL)
+		tail[32 + (WTERMSIG(job_status) & 31)] = 1;
+	else if (cls == CLASS_EXIT)
+		tail[32 + (WEXITSTATUS(job_status) & 31)] = 1;
+}

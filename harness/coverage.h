@@ -1,0 +1,37 @@
+/*
+ * The coverage map afl-fuzz reads: one byte per edge of the guest's event
+ * trace, with saturating hit counts. Fed after each execution from the
+ * trace records of the job (everything after the keyframe point):
+ *   - transitions between consecutive events, each event keyed by its type,
+ *     the thread that made it (numbered in order of first appearance, so
+ *     thread ids do not matter) and what it says (exit code, signal, a hash
+ *     of the output...);
+ *   - context switches: thread before and after, with the event it
+ *     happened after;
+ *   - the last COVERAGE_CLASS_BYTES bytes are reserved for the outcome:
+ *     one byte for its class, one for the job's signal or exit code. The
+ *     map is therefore never empty and distinct failures stay distinct.
+ */
+#ifndef REWIND_COVERAGE_H
+#define REWIND_COVERAGE_H
+
+#include "harness/outcome.h"
+#include "vmm/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COVERAGE_DEFAULT_SIZE (64u << 10)
+#define COVERAGE_MIN_SIZE     (1u << 10)
+#define COVERAGE_MAX_SIZE     (8u << 20) /* what AFL++'s forkserver can announce */
+#define COVERAGE_CLASS_BYTES  64u	 /* CLASS_COUNT classes, then 32 statuses */
+
+/*
+ * Adds the records of t from byte offset from, then the outcome (class and
+ * the job's wait status), to map (size bytes, a power of two). Allocates
+ * nothing.
+ */
+void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
+			enum exec_class cls, int job_status);
+
+#endif

@@ -1,0 +1,123 @@
+#include "harness/executor.h"
+
+#include "vmm/log.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <xxhash.h>
+
+#define TRACE_PREALLOC (8u << 20) /* appends past it allocate: a huge trace */
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static int boot_to_ready(struct executor *ex)
+{
+	struct vm *vm = &ex->vm;
+
+	vm->cfg.stop_at_ready = true;
+	if (run_boot(vm, &ex->in) < 0)
+		return -EINVAL;
+	vm_run(vm);
+	vm->cfg.stop_at_ready = false;
+	if (!vm->paused) {
+		rw_err("the guest never got ready for the job: %s (%s)",
+		       vm_outcome_name(vm->outcome), vm->detail);
+		return -EINVAL;
+	}
+	if (keyframe_capture(vm, &ex->kf) < 0) {
+		rw_err("cannot capture the keyframe");
+		return -EIO;
+	}
+	ex->job_trace_from = vm->trace.len;
+	return 0;
+}
+
+int executor_open(struct executor *ex, const struct executor_config *cfg)
+{
+	struct vm_config vcfg = {.ram_size = cfg->run.mem_bytes,
+				 .epoch_ns = cfg->run.epoch_s * 1000000000ull,
+				 .quantum_ns = CLOCK_DEFAULT_QUANTUM_NS,
+				 .step_budget = cfg->run.step_budget,
+				 .stuck_ms = cfg->run.stuck_ms,
+				 .wall_ms = 0, /* the boot has no wall budget but stuck_ms */
+				 .output = NULL,
+				 .console = cfg->run.verbose ? stderr : NULL,
+				 .track_dirty = true};
+	struct timespec start;
+	int rc;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->cfg = *cfg;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	rc = run_inputs_prepare(&ex->in, &cfg->run);
+	if (rc)
+		return rc;
+	ex->base_initrd_hash = XXH3_64bits(ex->in.base_initrd, ex->in.base_initrd_len);
+	ex->job_hash = XXH3_64bits(ex->in.job_archive, ex->in.job_archive_len);
+	rc = vm_create(&ex->vm, &vcfg);
+	ex->vm_created = true;
+	if (rc)
+		return rc;
+	trace_reserve(&ex->vm.trace, TRACE_PREALLOC);
+	rc = boot_to_ready(ex);
+	ex->vm.cfg.wall_ms = cfg->wall_ms;
+	ex->vm.cfg.output = cfg->output;
+	ex->boot_s = seconds_since(&start);
+	return rc;
+}
+
+int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res)
+{
+	struct vm *vm = &ex->vm;
+
+	ex->sorted = input->schedule;
+	schedule_sort(&ex->sorted);
+	if (keyframe_restore(vm, &ex->kf) < 0) {
+		rw_err("cannot restore the keyframe");
+		return -EIO;
+	}
+	run_derive_seed(input->seed, vm->cfg.exec_seed);
+	inject_set_schedule(vm, &ex->sorted);
+	vm_run(vm);
+	*res = (struct exec_result){.cls = exec_class_of(vm),
+				    .job_steps = vm->steps - vm->ready_step,
+				    .trace_hash = trace_hash(&vm->trace),
+				    .job_status = vm->job_status,
+				    .has_job_status = vm->has_job_status,
+				    .injected = vm->injected,
+				    .detail = vm->detail};
+	return res->cls == CLASS_HOST_ERROR ? -EIO : 0;
+}
+
+void executor_close(struct executor *ex)
+{
+	keyframe_free(&ex->kf);
+	if (ex->vm_created)
+		vm_destroy(&ex->vm);
+	run_inputs_free(&ex->in);
+	ex->vm_created = false;
+}
+
+void exec_result_print(const struct exec_result *res)
+{
+	fprintf(stderr, "rewind-harness: outcome %s", exec_class_name(res->cls));
+	if (res->cls == CLASS_SIGNAL)
+		fprintf(stderr, " (the job was killed by SIG%s)",
+			sigabbrev_np(WTERMSIG(res->job_status)) ?: "?");
+	else if (res->cls == CLASS_EXIT)
+		fprintf(stderr, " (the job exited with %d)", WEXITSTATUS(res->job_status));
+	else if (res->cls != CLASS_PASS)
+		fprintf(stderr, " (%s)", res->detail);
+	fprintf(stderr,
+		" at step %" PRIu64 ", %" PRIu64 " injections applied, trace 0x%016" PRIx64 "\n",
+		res->job_steps, res->injected, res->trace_hash);
+}

@@ -1,0 +1,58 @@
+/*
+ * Executions of one job, in this process: the guest is booted once to its
+ * keyframe point (READY), captured, and every execution restores that
+ * keyframe, sets the input's seed and schedule, and runs to an outcome.
+ * After setup, an execution allocates nothing and touches no file.
+ */
+#ifndef REWIND_EXECUTOR_H
+#define REWIND_EXECUTOR_H
+
+#include "harness/input.h"
+#include "harness/outcome.h"
+#include "vmm/keyframe.h"
+#include "vmm/run_inputs.h"
+#include "vmm/vm.h"
+
+#include <stdio.h>
+
+struct executor_config {
+	struct run_options run; /* kernel, initramfs, command, memory, step budget */
+	uint64_t wall_ms;	/* wall budget of one execution */
+	FILE *output;		/* guest output as it happens (NULL: kept in the trace only) */
+};
+
+struct executor {
+	struct executor_config cfg;
+	struct run_inputs in;
+	struct vm vm;
+	struct keyframe kf;
+	size_t job_trace_from;	   /* trace bytes before the job: the boot */
+	struct schedule sorted;	   /* the running input's schedule, by step */
+	double boot_s;		   /* wall time to boot and capture */
+	uint64_t base_initrd_hash; /* XXH3-64 of the base initramfs */
+	uint64_t job_hash;	   /* XXH3-64 of the job's archive (command, added files) */
+	bool vm_created;
+};
+
+struct exec_result {
+	enum exec_class cls;
+	uint64_t job_steps;  /* steps after READY when the run ended */
+	uint64_t trace_hash; /* XXH3-64 of the whole trace, boot included */
+	int job_status;	     /* wait status, valid if has_job_status */
+	bool has_job_status;
+	uint64_t injected;  /* injections that were applied */
+	const char *detail; /* the VMM's outcome detail */
+};
+
+/* "rewind-harness: outcome CLASS (what happened) at step N, ... trace HASH" on stderr. */
+void exec_result_print(const struct exec_result *res);
+
+/* Loads the inputs, boots the guest to READY and captures it. 0 or -errno (reported). */
+int executor_open(struct executor *ex, const struct executor_config *cfg);
+
+/* Runs one (valid) input from the keyframe. 0, or -EIO if the host failed. */
+int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res);
+
+void executor_close(struct executor *ex);
+
+#endif

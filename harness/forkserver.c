@@ -1,0 +1,188 @@
+#include "harness/forkserver.h"
+
+#include "harness/coverage.h"
+#include "vmm/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+/* AFL++ 4.04c's include/types.h and config.h (Debian ships no headers). */
+#define FORKSRV_FD	      198 /* control, afl -> target; status is FORKSRV_FD + 1 */
+#define FS_OPT_ENABLED	      0x80000001u
+#define FS_OPT_MAPSIZE	      0x40000000u
+#define FS_OPT_SHDMEM_FUZZ    0x01000000u
+#define FS_OPT_SET_MAPSIZE(x) (((uint32_t)(x)-1) << 1)
+#define FS_OPT_ERROR	      0xf800008fu
+#define FS_ERROR_MAP_SIZE     1
+#define FS_ERROR_SHMAT	      8
+#define SHM_ENV		      "__AFL_SHM_ID"
+#define SHM_FUZZ_ENV	      "__AFL_SHM_FUZZ_ID"
+#define SHM_FUZZ_MAX	      (1u << 20)  /* afl's testcase shared memory: u32 length, data */
+#define FAKE_PID	      0x7fff0000u /* > PID_MAX_LIMIT (4194304): no such process */
+
+bool forkserver_wanted(void)
+{
+	return getenv(SHM_ENV) && fcntl(FORKSRV_FD + 1, F_GETFD) >= 0;
+}
+
+static int put_u32(uint32_t v)
+{
+	if (write(FORKSRV_FD + 1, &v, 4) != 4) {
+		rw_err_errno(errno, "writing to afl-fuzz's status pipe");
+		return -EPIPE;
+	}
+	return 0;
+}
+
+/* 1 on a word, 0 when afl-fuzz closed the pipe, -errno on an error. */
+static int get_u32(uint32_t *v)
+{
+	ssize_t n;
+
+	do
+		n = read(FORKSRV_FD, v, 4);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 0;
+	if (n != 4) {
+		rw_err_errno(n < 0 ? errno : EPROTO, "reading afl-fuzz's control pipe");
+		return -EPIPE;
+	}
+	return 1;
+}
+
+/* Attaches afl's shared memory named by env; *size: at least min_size, set to its size. */
+static void *attach(const char *env, size_t *size, size_t min_size, const char *what)
+{
+	const char *text = getenv(env);
+	struct shmid_ds ds;
+	int id = text ? atoi(text) : -1;
+	void *at;
+
+	if (id < 0 || shmctl(id, IPC_STAT, &ds) < 0) {
+		rw_err_errno(errno, "afl-fuzz's %s (%s=%s) is not there", what, env,
+			     text ? text : "");
+		return NULL;
+	}
+	if (ds.shm_segsz < min_size) {
+		rw_err("afl-fuzz's %s has %zu bytes, %zu needed (run afl-fuzz with "
+		       "AFL_MAP_SIZE=%zu or give --map-size)",
+		       what, (size_t)ds.shm_segsz, min_size, min_size);
+		errno = EMSGSIZE;
+		return NULL;
+	}
+	*size = ds.shm_segsz;
+	at = shmat(id, NULL, 0);
+	if (at == (void *)-1) {
+		rw_err_errno(errno, "cannot attach afl-fuzz's %s", what);
+		return NULL;
+	}
+	return at;
+}
+
+struct testcase_source {
+	const char *path; /* the @@ file, or NULL */
+	uint8_t *shm;	  /* afl's testcase shared memory, or NULL */
+	uint8_t buf[INPUT_MAX_SIZE + 1];
+};
+
+/* The next testcase's bytes; len is one more than INPUT_MAX_SIZE for a too-long input. */
+static int read_testcase(struct testcase_source *src, const uint8_t **data, size_t *len)
+{
+	ssize_t n;
+	int fd;
+
+	if (src->shm) {
+		uint32_t size;
+
+		memcpy(&size, src->shm, 4);
+		*data = src->shm + 4;
+		*len = size < SHM_FUZZ_MAX - 4 ? size : SHM_FUZZ_MAX - 4;
+		return 0;
+	}
+	fd = src->path ? open(src->path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		rw_err_errno(errno, "cannot open the testcase %s", src->path);
+		return -errno;
+	}
+	n = pread(fd, src->buf, sizeof(src->buf), 0);
+	if (src->path)
+		close(fd);
+	if (n < 0) {
+		rw_err_errno(errno, "cannot read the testcase %s",
+			     src->path ? src->path : "(stdin)");
+		return -EIO;
+	}
+	*data = src->buf;
+	*len = (size_t)n;
+	return 0;
+}
+
+static int hello(struct harness *h, bool shm_fuzz)
+{
+	uint32_t answer;
+
+	if (put_u32(FS_OPT_ENABLED | FS_OPT_MAPSIZE | FS_OPT_SET_MAPSIZE(h->map_size) |
+		    (shm_fuzz ? FS_OPT_SHDMEM_FUZZ : 0)) < 0)
+		return -EPIPE;
+	if (!shm_fuzz)
+		return 0;
+	if (get_u32(&answer) != 1 || answer != (FS_OPT_ENABLED | FS_OPT_SHDMEM_FUZZ)) {
+		rw_err("afl-fuzz did not accept testcases in shared memory");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int serve_one(struct harness *h, struct testcase_source *src)
+{
+	struct harness_exec e;
+	const uint8_t *data = NULL;
+	size_t len = 0;
+
+	if (put_u32(FAKE_PID) < 0 || read_testcase(src, &data, &len) < 0)
+		return -EIO;
+	if (harness_exec(h, data, len, &e) < 0) {
+		rw_err("the host failed running an execution: %s", e.res.detail);
+		return -EIO;
+	}
+	return put_u32((uint32_t)harness_wait_status(&e));
+}
+
+int forkserver_serve(struct harness *h, const char *input_path)
+{
+	static struct testcase_source src; /* the testcase buffer is too big for the stack */
+	uint32_t was_killed;
+	size_t size;
+	int rc;
+
+	/* A smaller map than asked for is what afl-fuzz offers: use all of it. */
+	h->map = attach(SHM_ENV, &size, COVERAGE_MIN_SIZE, "coverage map");
+	while (h->map && h->map_size > size)
+		h->map_size /= 2;
+	if (!h->map) {
+		put_u32(FS_OPT_ERROR | (errno == EMSGSIZE ? FS_ERROR_MAP_SIZE : FS_ERROR_SHMAT)
+					       << 8);
+		return 1;
+	}
+	src.path = input_path;
+	if (getenv(SHM_FUZZ_ENV)) {
+		src.shm = attach(SHM_FUZZ_ENV, &size, SHM_FUZZ_MAX, "testcase memory");
+		if (!src.shm)
+			return 1;
+	}
+	h->quiet = true; /* afl-fuzz owns the terminal */
+	if (hello(h, src.shm != NULL) < 0)
+		return 1;
+	/* afl zeroes the map before each control word; was_killed needs nothing:
+	 * every execution has already ended by itself when afl reads its status. */
+	while ((rc = get_u32(&was_killed)) == 1)
+		if (serve_one(h, &src) < 0)
+			return 1;
+	return rc < 0 ? 1 : 0;
+}

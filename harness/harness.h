@@ -1,0 +1,39 @@
+/*
+ * One execution as afl-fuzz sees it: bytes in; coverage map, status and
+ * (for a failure) a crash artifact out. Shared by the forkserver and the
+ * one-shot run of a file.
+ */
+#ifndef REWIND_HARNESS_H
+#define REWIND_HARNESS_H
+
+#include "harness/executor.h"
+#include "harness/job.h"
+
+#include <stdbool.h>
+
+struct harness {
+	struct harness_job job;
+	struct executor ex;
+	uint8_t *map; /* coverage map (afl's shared memory, or map_buf) */
+	size_t map_size;
+	const char *artifact_dir; /* NULL: no artifacts */
+	bool quiet;		  /* no line per artifact written */
+	uint64_t execs, failures, rejected, artifacts;
+};
+
+struct harness_exec {
+	enum exec_class cls;
+	struct exec_result res; /* valid unless the input was rejected */
+	char why[160];		/* the rejection reason */
+};
+
+/*
+ * Runs data (len bytes) as an input: fills the map and, for a failure,
+ * writes its artifact. Returns 0, or -EIO if the host failed (fatal).
+ */
+int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harness_exec *out);
+
+/* The waitpid()-style status afl-fuzz gets: a signal for a failure, else exit 0. */
+int harness_wait_status(const struct harness_exec *e);
+
+#endif

@@ -1,0 +1,418 @@
+/* The execution input: binary and JSON forms (harness/input.h, docs/input-format.md). */
+#include "harness/input.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Byte offsets inside the header and inside one record. */
+#define HDR_MAGIC    0
+#define HDR_VERSION  4
+#define HDR_MODE     5
+#define HDR_RESERVED 6
+#define HDR_SEED     8
+#define REC_STEP     0
+#define REC_KIND     4
+#define REC_RESERVED 5
+#define REC_ARG	     6
+
+#define JSON_FORMAT    "rewind-input"
+#define JSON_MODE_NAME "steps"
+
+/* Writes a one-line reason into why (if any) and returns -EINVAL. */
+__attribute__((format(printf, 3, 4))) static int reject(char *why, size_t why_len, const char *fmt,
+							...)
+{
+	if (why && why_len) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(why, why_len, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static uint16_t get_le16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static int check_header(const uint8_t *data, size_t len, char *why, size_t why_len)
+{
+	uint16_t reserved;
+
+	if (len < INPUT_HEADER_SIZE)
+		return reject(why, why_len, "offset %zu: input ends inside the %d-byte header", len,
+			      INPUT_HEADER_SIZE);
+	if (memcmp(data + HDR_MAGIC, INPUT_MAGIC, 4) != 0)
+		return reject(why, why_len,
+			      "offset 0: bad magic %02x %02x %02x %02x, expected \"" INPUT_MAGIC
+			      "\"",
+			      data[0], data[1], data[2], data[3]);
+	if (data[HDR_VERSION] != INPUT_VERSION)
+		return reject(why, why_len, "offset %d: version %u, expected %d", HDR_VERSION,
+			      data[HDR_VERSION], INPUT_VERSION);
+	if (data[HDR_MODE] != INPUT_MODE_STEPS)
+		return reject(why, why_len, "offset %d: unknown mode %u, expected %d (steps)",
+			      HDR_MODE, data[HDR_MODE], INPUT_MODE_STEPS);
+	reserved = get_le16(data + HDR_RESERVED);
+	if (reserved != 0)
+		return reject(why, why_len, "offset %d: reserved header bytes are 0x%04x, not 0",
+			      HDR_RESERVED, reserved);
+	if ((len - INPUT_HEADER_SIZE) % INPUT_RECORD_SIZE != 0)
+		return reject(why, why_len, "offset %zu: partial record, %zu of %d bytes",
+			      len - (len - INPUT_HEADER_SIZE) % INPUT_RECORD_SIZE,
+			      (len - INPUT_HEADER_SIZE) % INPUT_RECORD_SIZE, INPUT_RECORD_SIZE);
+	if ((len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE > SCHEDULE_MAX)
+		return reject(why, why_len, "offset %d: %zu records, at most %d allowed",
+			      INPUT_MAX_SIZE, (len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE,
+			      SCHEDULE_MAX);
+	return 0;
+}
+
+/* Checks record i, whose bytes start at rec. */
+static int check_record(const uint8_t *rec, size_t i, char *why, size_t why_len)
+{
+	size_t off = INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE;
+	uint8_t kind = rec[REC_KIND];
+	uint16_t arg = get_le16(rec + REC_ARG);
+
+	if (!injection_kind_name(kind))
+		return reject(why, why_len, "record %zu (offset %zu): unknown kind %u", i,
+			      off + REC_KIND, kind);
+	if (rec[REC_RESERVED] != 0)
+		return reject(why, why_len, "record %zu (offset %zu): reserved byte is %u, not 0",
+			      i, off + REC_RESERVED, rec[REC_RESERVED]);
+	if (kind == INJECT_RESCHED && arg != 0)
+		return reject(why, why_len, "record %zu (offset %zu): resched with arg %u, not 0",
+			      i, off + REC_ARG, arg);
+	return 0;
+}
+
+/* Validates everything first, so *in is only written when the input is accepted. */
+int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *why, size_t why_len)
+{
+	size_t count;
+	int rc = check_header(data, len, why, why_len);
+
+	if (rc)
+		return rc;
+	count = (len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE;
+	for (size_t i = 0; i < count; i++) {
+		rc = check_record(data + INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE, i, why,
+				  why_len);
+		if (rc)
+			return rc;
+	}
+
+	in->seed = get_le64(data + HDR_SEED);
+	in->mode = data[HDR_MODE];
+	in->schedule.count = (uint32_t)count;
+	for (size_t i = 0; i < count; i++) {
+		const uint8_t *rec = data + INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE;
+
+		in->schedule.at[i] = (struct injection){
+			.step = get_le32(rec + REC_STEP),
+			.arg = get_le16(rec + REC_ARG),
+			.kind = rec[REC_KIND],
+		};
+	}
+	return 0;
+}
+
+size_t input_encode(const struct exec_input *in, uint8_t *buf)
+{
+	uint32_t count = in->schedule.count;
+
+	if (count > SCHEDULE_MAX) /* never for a parsed input; buf holds no more */
+		count = SCHEDULE_MAX;
+	memcpy(buf + HDR_MAGIC, INPUT_MAGIC, 4);
+	buf[HDR_VERSION] = INPUT_VERSION;
+	buf[HDR_MODE] = in->mode;
+	put_le16(buf + HDR_RESERVED, 0);
+	put_le64(buf + HDR_SEED, in->seed);
+	for (uint32_t i = 0; i < count; i++) {
+		const struct injection *inj = &in->schedule.at[i];
+		uint8_t *rec = buf + INPUT_HEADER_SIZE + (size_t)i * INPUT_RECORD_SIZE;
+
+		put_le32(rec + REC_STEP, inj->step);
+		rec[REC_KIND] = inj->kind;
+		rec[REC_RESERVED] = 0;
+		put_le16(rec + REC_ARG, inj->arg);
+	}
+	return INPUT_HEADER_SIZE + (size_t)count * INPUT_RECORD_SIZE;
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static bool has_arg(unsigned int kind)
+{
+	return kind == INJECT_STALL || kind == INJECT_TIMER_LATE;
+}
+
+static cJSON *injection_to_json(const struct injection *inj)
+{
+	const char *kind = injection_kind_name(inj->kind);
+	cJSON *o;
+
+	if (!kind || (!has_arg(inj->kind) && inj->arg != 0))
+		return NULL;
+	o = cJSON_CreateObject();
+	if (!o || !cJSON_AddNumberToObject(o, "step", inj->step) ||
+	    !cJSON_AddStringToObject(o, "kind", kind) ||
+	    (has_arg(inj->kind) && !cJSON_AddNumberToObject(o, "us", inj->arg))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+cJSON *input_to_json(const struct exec_input *in)
+{
+	char seed[sizeof("0x") + 16];
+	cJSON *o, *list;
+
+	if (in->mode != INPUT_MODE_STEPS || in->schedule.count > SCHEDULE_MAX)
+		return NULL;
+	snprintf(seed, sizeof(seed), "0x%016" PRIx64, in->seed);
+	o = cJSON_CreateObject();
+	if (!o || !cJSON_AddStringToObject(o, "format", JSON_FORMAT) ||
+	    !cJSON_AddNumberToObject(o, "version", INPUT_VERSION) ||
+	    !cJSON_AddStringToObject(o, "mode", JSON_MODE_NAME) ||
+	    !cJSON_AddStringToObject(o, "seed", seed) ||
+	    !(list = cJSON_AddArrayToObject(o, "injections")))
+		goto fail;
+	for (uint32_t i = 0; i < in->schedule.count; i++) {
+		cJSON *inj = injection_to_json(&in->schedule.at[i]);
+
+		if (!inj || !cJSON_AddItemToArray(list, inj)) {
+			cJSON_Delete(inj);
+			goto fail;
+		}
+	}
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decimal or 0x-hex digits only: no sign, no spaces, no overflow. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	unsigned int base = 10;
+	uint64_t v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (*s == '\0')
+		return false;
+	for (; *s; s++) {
+		int d = hex_digit(*s);
+
+		if (d < 0 || (unsigned int)d >= base || v > (UINT64_MAX - (unsigned int)d) / base)
+			return false;
+		v = v * base + (unsigned int)d;
+	}
+	*out = v;
+	return true;
+}
+
+/* A JSON number that is an integer in 0..max. */
+static bool get_uint(const cJSON *item, uint32_t max, uint32_t *out)
+{
+	double d;
+
+	if (!cJSON_IsNumber(item))
+		return false;
+	d = item->valuedouble;
+	if (!(d >= 0 && d <= (double)max) || (double)(uint32_t)d != d)
+		return false;
+	*out = (uint32_t)d;
+	return true;
+}
+
+/*
+ * Checks that every member of the object is one of the names[n] and none is
+ * repeated; where names the object in the reason.
+ */
+static int check_members(const cJSON *obj, const char *const *names, size_t n, const char *where,
+			 char *why, size_t why_len)
+{
+	for (const cJSON *m = obj->child; m; m = m->next) {
+		size_t k = 0;
+
+		if (!m->string)
+			return reject(why, why_len, "%smember without a name", where);
+		while (k < n && strcmp(m->string, names[k]) != 0)
+			k++;
+		if (k == n)
+			return reject(why, why_len, "%sunknown key \"%s\"", where, m->string);
+		for (const cJSON *p = obj->child; p != m; p = p->next) {
+			if (strcmp(p->string, m->string) == 0)
+				return reject(why, why_len, "%skey \"%s\" repeated", where,
+					      m->string);
+		}
+	}
+	return 0;
+}
+
+static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj, char *why,
+			       size_t why_len)
+{
+	static const char *const keys[] = {"step", "kind", "us"};
+	const cJSON *step, *kind, *us;
+	char where[48];
+	uint32_t v;
+	int rc;
+
+	snprintf(where, sizeof(where), "injections[%" PRIu32 "]: ", i);
+	if (!cJSON_IsObject(o))
+		return reject(why, why_len, "%snot an object", where);
+	rc = check_members(o, keys, sizeof(keys) / sizeof(keys[0]), where, why, why_len);
+	if (rc)
+		return rc;
+	step = cJSON_GetObjectItemCaseSensitive(o, "step");
+	kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+	us = cJSON_GetObjectItemCaseSensitive(o, "us");
+	if (!step)
+		return reject(why, why_len, "%smissing \"step\"", where);
+	if (!get_uint(step, UINT32_MAX, &v))
+		return reject(why, why_len, "%s\"step\" must be an integer in 0..%" PRIu32, where,
+			      UINT32_MAX);
+	inj->step = v;
+	if (!kind)
+		return reject(why, why_len, "%smissing \"kind\"", where);
+	if (!cJSON_IsString(kind) || !injection_kind_from_name(kind->valuestring))
+		return reject(why, why_len,
+			      "%s\"kind\" must be \"resched\", \"stall\" or \"timer-late\"", where);
+	inj->kind = (uint8_t)injection_kind_from_name(kind->valuestring);
+	inj->arg = 0;
+	if (!has_arg(inj->kind)) {
+		if (us)
+			return reject(why, why_len, "%s\"us\" is not allowed with \"%s\"", where,
+				      kind->valuestring);
+		return 0;
+	}
+	if (!us)
+		return reject(why, why_len, "%smissing \"us\"", where);
+	if (!get_uint(us, UINT16_MAX, &v))
+		return reject(why, why_len, "%s\"us\" must be an integer in 0..%u", where,
+			      UINT16_MAX);
+	inj->arg = (uint16_t)v;
+	return 0;
+}
+
+static int header_from_json(const cJSON *json, struct exec_input *out, char *why, size_t why_len)
+{
+	static const char *const keys[] = {"format", "version", "mode", "seed", "injections"};
+	const cJSON *format, *version, *mode, *seed;
+	uint32_t v;
+	int rc;
+
+	if (!cJSON_IsObject(json))
+		return reject(why, why_len, "not a JSON object");
+	rc = check_members(json, keys, sizeof(keys) / sizeof(keys[0]), "", why, why_len);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (!cJSON_GetObjectItemCaseSensitive(json, keys[k]))
+			return reject(why, why_len, "missing \"%s\"", keys[k]);
+	}
+	format = cJSON_GetObjectItemCaseSensitive(json, "format");
+	version = cJSON_GetObjectItemCaseSensitive(json, "version");
+	mode = cJSON_GetObjectItemCaseSensitive(json, "mode");
+	seed = cJSON_GetObjectItemCaseSensitive(json, "seed");
+	if (!cJSON_IsString(format) || strcmp(format->valuestring, JSON_FORMAT) != 0)
+		return reject(why, why_len, "\"format\" must be \"" JSON_FORMAT "\"");
+	if (!get_uint(version, UINT32_MAX, &v) || v != INPUT_VERSION)
+		return reject(why, why_len, "\"version\" must be %d", INPUT_VERSION);
+	if (!cJSON_IsString(mode) || strcmp(mode->valuestring, JSON_MODE_NAME) != 0)
+		return reject(why, why_len, "\"mode\" must be \"" JSON_MODE_NAME "\"");
+	if (!cJSON_IsString(seed) || !parse_u64(seed->valuestring, &out->seed))
+		return reject(why, why_len,
+			      "\"seed\" must be a string holding a decimal or 0x-hex u64");
+	out->mode = INPUT_MODE_STEPS;
+	return 0;
+}
+
+int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t why_len)
+{
+	struct exec_input out = {0};
+	const cJSON *list;
+	int rc = header_from_json(json, &out, why, why_len);
+	int n;
+
+	if (rc)
+		return rc;
+	list = cJSON_GetObjectItemCaseSensitive(json, "injections");
+	if (!cJSON_IsArray(list))
+		return reject(why, why_len, "\"injections\" must be an array");
+	n = cJSON_GetArraySize(list);
+	if (n > SCHEDULE_MAX)
+		return reject(why, why_len, "\"injections\": %d entries, at most %d allowed", n,
+			      SCHEDULE_MAX);
+	for (const cJSON *o = list->child; o; o = o->next) {
+		rc = injection_from_json(o, out.schedule.count,
+					 &out.schedule.at[out.schedule.count], why, why_len);
+		if (rc)
+			return rc;
+		out.schedule.count++;
+	}
+	*in = out;
+	return 0;
+}

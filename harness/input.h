@@ -1,0 +1,84 @@
+/*
+ * The execution input afl-fuzz mutates: a seed plus an interrupt-injection
+ * schedule, in a fixed-layout binary form (docs/input-format.md) and a JSON
+ * form for humans, convertible both ways without loss.
+ *
+ * Binary form, version 1 (all integers little-endian):
+ *   0  4  magic "RWSI"
+ *   4  1  version, 1
+ *   5  1  mode, 0 = injections at exit steps (later versions add modes)
+ *   6  2  reserved, 0
+ *   8  8  seed (u64)
+ *   16 8n n injection records, 0 <= n <= SCHEDULE_MAX, each:
+ *         0 4 step (u32, steps after READY)
+ *         4 1 kind (enum injection_kind)
+ *         5 1 reserved, 0
+ *         6 2 arg (u16)
+ * Records are fixed-size and positions absolute, so one mutated byte changes
+ * one injection. Any other byte string is rejected with a reason; parsing
+ * never allocates and never reads outside the buffer.
+ */
+#ifndef REWIND_INPUT_H
+#define REWIND_INPUT_H
+
+#include "vmm/schedule.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define INPUT_MAGIC	  "RWSI"
+#define INPUT_VERSION	  1
+#define INPUT_HEADER_SIZE 16
+#define INPUT_RECORD_SIZE 8
+#define INPUT_MAX_SIZE	  (INPUT_HEADER_SIZE + INPUT_RECORD_SIZE * SCHEDULE_MAX)
+#define INPUT_MODE_STEPS  0
+
+struct exec_input {
+	uint64_t seed;
+	uint8_t mode;
+	struct schedule schedule; /* in file order (schedule_sort before running) */
+};
+
+/*
+ * Parses len bytes. Returns 0, or -EINVAL with a one-line reason in why
+ * (e.g. "record 3 (offset 44): unknown kind 7"), which names the offending
+ * byte offset. *in is written only when the input is accepted; why may be
+ * NULL. Never allocates, never reads outside data[0..len).
+ */
+int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *why, size_t why_len);
+
+/*
+ * Encodes in into buf (at least INPUT_MAX_SIZE bytes); returns the length.
+ * Fields are written as they are (at most SCHEDULE_MAX records); for an
+ * input that input_parse or input_from_json accepted, input_parse of the
+ * result gives the same input back, and encoding what input_parse accepted
+ * gives the same bytes back.
+ */
+size_t input_encode(const struct exec_input *in, uint8_t *buf);
+
+/*
+ * The JSON form:
+ *   {"format": "rewind-input", "version": 1, "mode": "steps",
+ *    "seed": "0x0123456789abcdef",
+ *    "injections": [{"step": 12, "kind": "stall", "us": 25000},
+ *                   {"step": 3, "kind": "resched"},
+ *                   {"step": 7, "kind": "timer-late", "us": 40}]}
+ * "seed" is a string (a u64 does not fit a JSON number exactly); decimal
+ * or 0x-hex are accepted on input. Injections stay in file order. "us" is
+ * present exactly for stall and timer-late (an integer, 0..65535).
+ * Returns NULL when out of memory or when in has no JSON form (a mode other
+ * than steps, an unknown kind, a resched with an argument, more than
+ * SCHEDULE_MAX injections); the caller frees the result with cJSON_Delete.
+ */
+cJSON *input_to_json(const struct exec_input *in);
+
+/*
+ * Returns 0, or -EINVAL with a reason naming the bad field (e.g.
+ * "injections[2]: missing \"us\""). Every field is required ("us" only where
+ * it is allowed); unknown and repeated keys are rejected. *in is written only
+ * on success; why may be NULL.
+ */
+int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,304 @@
+#include "harness/job.h"
+
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int set_string(char **field, const char *value)
+{
+	char *copy = strdup(value);
+
+	if (!copy)
+		return -ENOMEM;
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+int job_set_kernel(struct harness_job *job, const char *path)
+{
+	int rc = set_string(&job->kernel, path);
+
+	job->run.kernel_path = job->kernel;
+	return rc;
+}
+
+int job_set_initramfs(struct harness_job *job, const char *path)
+{
+	int rc = set_string(&job->initramfs, path);
+
+	job->run.initrd_path = job->initramfs;
+	return rc;
+}
+
+int job_add_file(struct harness_job *job, const char *spec)
+{
+	if (job->run.add_count >= RUN_MAX_ADDS) {
+		rw_err("more than %d files to add", RUN_MAX_ADDS);
+		return -E2BIG;
+	}
+	job->adds[job->run.add_count] = strdup(spec);
+	if (!job->adds[job->run.add_count])
+		return -ENOMEM;
+	job->run.adds[job->run.add_count] = job->adds[job->run.add_count];
+	job->run.add_count++;
+	return 0;
+}
+
+int job_set_command(struct harness_job *job, char *const *argv, size_t argc)
+{
+	if (argc == 0 || argc > JOB_MAX_ARGS) {
+		rw_err("the command needs 1 to %d words, not %zu", JOB_MAX_ARGS, argc);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < JOB_MAX_ARGS; i++) {
+		free(job->argv[i]);
+		job->argv[i] = NULL;
+	}
+	for (size_t i = 0; i < argc; i++)
+		if (!(job->argv[i] = strdup(argv[i])))
+			return -ENOMEM;
+	job->run.argv = job->argv;
+	job->run.argc = argc;
+	return 0;
+}
+
+/* The build directory: this executable lives in BUILD/bin/. */
+static int build_dir(char *out)
+{
+	char exe[PATH_MAX], parent[PATH_MAX + 4];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0) {
+		rw_err_errno(errno, "cannot find this executable (/proc/self/exe)");
+		return -errno;
+	}
+	exe[n] = '\0';
+	snprintf(parent, sizeof(parent), "%s/..", dirname(exe));
+	if (!realpath(parent, out)) {
+		rw_err_errno(errno, "cannot resolve %s", parent);
+		return -errno;
+	}
+	return 0;
+}
+
+static int set_default_path(struct harness_job *job, const char *dir, const char *name,
+			    int (*set)(struct harness_job *, const char *))
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/guest/%s", dir, name);
+	return set(job, path);
+}
+
+int job_init_defaults(struct harness_job *job)
+{
+	char dir[PATH_MAX];
+	int rc;
+
+	memset(job, 0, sizeof(*job));
+	job->run = (struct run_options){.epoch_s = JOB_DEFAULT_EPOCH_S,
+					.mem_bytes = JOB_DEFAULT_MEM,
+					.step_budget = JOB_DEFAULT_STEP_BUDGET,
+					.stuck_ms = JOB_DEFAULT_STUCK_MS};
+	job->wall_ms = JOB_DEFAULT_WALL_MS;
+	rc = build_dir(dir);
+	if (!rc)
+		rc = set_default_path(job, dir, "bzImage", job_set_kernel);
+	if (!rc)
+		rc = set_default_path(job, dir, "initramfs.cpio", job_set_initramfs);
+	if (!rc) {
+		char *command[] = {(char *)JOB_DEFAULT_COMMAND};
+
+		rc = job_set_command(job, command, 1);
+	}
+	return rc;
+}
+
+static int json_u64(const cJSON *obj, const char *key, const char *what, uint64_t min, uint64_t max,
+		    uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < (double)min || v->valuedouble > (double)max ||
+	    v->valuedouble != (double)(uint64_t)v->valuedouble) {
+		rw_err("%s: \"%s\" must be an integer in %llu..%llu", what, key,
+		       (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = (uint64_t)v->valuedouble;
+	return 0;
+}
+
+static int json_string(const cJSON *obj, const char *key, const char *what,
+		       int (*set)(struct harness_job *, const char *), struct harness_job *job)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v) || !v->valuestring[0]) {
+		rw_err("%s: \"%s\" must be a non-empty string", what, key);
+		return -EINVAL;
+	}
+	return set(job, v->valuestring);
+}
+
+static int json_strings(const cJSON *obj, const char *key, const char *what, char **out, size_t max,
+			size_t *count)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *item;
+
+	*count = 0;
+	if (!v)
+		return 1; /* absent */
+	if (!cJSON_IsArray(v)) {
+		rw_err("%s: \"%s\" must be an array of strings", what, key);
+		return -EINVAL;
+	}
+	cJSON_ArrayForEach(item, v)
+	{
+		if (!cJSON_IsString(item) || *count >= max) {
+			rw_err("%s: \"%s\" must hold at most %zu strings", what, key, max);
+			return -EINVAL;
+		}
+		out[(*count)++] = item->valuestring;
+	}
+	return 0;
+}
+
+static const char *const job_keys[] = {"kernel",  "initramfs",	 "command",  "add",    "mem_mib",
+				       "epoch_s", "step_budget", "stuck_ms", "wall_ms"};
+
+static int check_keys(const cJSON *obj, const char *what)
+{
+	const cJSON *item;
+
+	if (!cJSON_IsObject(obj)) {
+		rw_err("%s: a job must be a JSON object", what);
+		return -EINVAL;
+	}
+	cJSON_ArrayForEach(item, obj)
+	{
+		size_t i = 0;
+
+		while (i < sizeof(job_keys) / sizeof(job_keys[0]) &&
+		       strcmp(job_keys[i], item->string) != 0)
+			i++;
+		if (i == sizeof(job_keys) / sizeof(job_keys[0])) {
+			rw_err("%s: unknown job field \"%s\"", what, item->string);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int apply_lists(struct harness_job *job, const cJSON *obj, const char *what)
+{
+	char *words[JOB_MAX_ARGS > RUN_MAX_ADDS ? JOB_MAX_ARGS : RUN_MAX_ADDS];
+	size_t n;
+	int rc = json_strings(obj, "command", what, words, JOB_MAX_ARGS, &n);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0 && (rc = job_set_command(job, words, n)) < 0)
+		return rc;
+	rc = json_strings(obj, "add", what, words, RUN_MAX_ADDS, &n);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		for (size_t i = 0; i < job->run.add_count; i++)
+			free(job->adds[i]);
+		job->run.add_count = 0;
+		for (size_t i = 0; i < n; i++)
+			if ((rc = job_add_file(job, words[i])) < 0)
+				return rc;
+	}
+	return 0;
+}
+
+int job_apply_json(struct harness_job *job, const cJSON *obj, const char *what)
+{
+	uint64_t mem_mib = job->run.mem_bytes >> 20;
+	int rc = check_keys(obj, what);
+
+	if (!rc)
+		rc = json_string(obj, "kernel", what, job_set_kernel, job);
+	if (!rc)
+		rc = json_string(obj, "initramfs", what, job_set_initramfs, job);
+	if (!rc)
+		rc = apply_lists(job, obj, what);
+	if (!rc)
+		rc = json_u64(obj, "mem_mib", what, 64, 3072, &mem_mib);
+	if (!rc)
+		rc = json_u64(obj, "epoch_s", what, 0, 1ull << 40, &job->run.epoch_s);
+	if (!rc)
+		rc = json_u64(obj, "step_budget", what, 1, 1ull << 40, &job->run.step_budget);
+	if (!rc)
+		rc = json_u64(obj, "stuck_ms", what, 10, 3600000, &job->run.stuck_ms);
+	if (!rc)
+		rc = json_u64(obj, "wall_ms", what, 10, 86400000, &job->wall_ms);
+	job->run.mem_bytes = mem_mib << 20;
+	return rc;
+}
+
+int job_load_file(struct harness_job *job, const char *path)
+{
+	uint8_t *data;
+	size_t len;
+	cJSON *obj;
+	int rc;
+
+	if (file_read_all(path, &data, &len) < 0)
+		return -ENOENT;
+	obj = cJSON_ParseWithLength((const char *)data, len);
+	if (!obj) {
+		rw_err("%s: not valid JSON (near byte %td)", path,
+		       cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - (const char *)data : 0);
+		free(data);
+		return -EINVAL;
+	}
+	free(data);
+	rc = job_apply_json(job, obj, path);
+	cJSON_Delete(obj);
+	return rc;
+}
+
+cJSON *job_to_json(const struct harness_job *job)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *cmd = cJSON_AddArrayToObject(o, "command"), *adds;
+
+	cJSON_AddStringToObject(o, "kernel", job->run.kernel_path);
+	cJSON_AddStringToObject(o, "initramfs", job->run.initrd_path);
+	for (size_t i = 0; i < job->run.argc; i++)
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(job->run.argv[i]));
+	adds = cJSON_AddArrayToObject(o, "add");
+	for (size_t i = 0; i < job->run.add_count; i++)
+		cJSON_AddItemToArray(adds, cJSON_CreateString(job->run.adds[i]));
+	cJSON_AddNumberToObject(o, "mem_mib", (double)(job->run.mem_bytes >> 20));
+	cJSON_AddNumberToObject(o, "epoch_s", (double)job->run.epoch_s);
+	cJSON_AddNumberToObject(o, "step_budget", (double)job->run.step_budget);
+	cJSON_AddNumberToObject(o, "stuck_ms", (double)job->run.stuck_ms);
+	cJSON_AddNumberToObject(o, "wall_ms", (double)job->wall_ms);
+	return o;
+}
+
+void job_free(struct harness_job *job)
+{
+	free(job->kernel);
+	free(job->initramfs);
+	for (size_t i = 0; i < JOB_MAX_ARGS; i++)
+		free(job->argv[i]);
+	for (size_t i = 0; i < job->run.add_count; i++)
+		free(job->adds[i]);
+	memset(job, 0, sizeof(*job));
+}

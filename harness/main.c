@@ -1,0 +1,372 @@
+/* rewind-harness: the AFL++ target, one-shot runner, replayer and input converter. */
+#include "harness/artifact.h"
+#include "harness/coverage.h"
+#include "harness/forkserver.h"
+#include "harness/harness.h"
+#include "harness/replay.h"
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+enum mode { MODE_RUN, MODE_REPLAY, MODE_TO_JSON, MODE_FROM_JSON };
+
+struct cli {
+	enum mode mode;
+	const char *file; /* the input, artifact or JSON file */
+	const char *output;
+	const char *artifact_dir;
+	const char *kernel, *initramfs;
+	size_t map_size;
+	struct harness_job job;
+};
+
+static void usage(FILE *to)
+{
+	fprintf(to,
+		"usage: afl-fuzz -i corpus/ledger -o OUT -- rewind-harness [OPTIONS] @@\n"
+		"       rewind-harness [OPTIONS] INPUT       run one input, print output and "
+		"outcome\n"
+		"       rewind-harness --replay FILE         replay a crash artifact or raw input\n"
+		"       rewind-harness --to-json INPUT       print an input as JSON\n"
+		"       rewind-harness --from-json FILE -o OUT  write the input of a JSON input "
+		"or\n"
+		"                                            artifact as the binary afl-fuzz uses\n"
+		"\n"
+		"Runs a job in Rewind's deterministic guest, once per input; an input is a seed\n"
+		"plus a schedule of injections (docs/input-format.md). Under afl-fuzz it is a\n"
+		"forkserver target: the guest boots once, every execution restores the keyframe\n"
+		"taken when the job was about to start. Coverage comes from the guest's event\n"
+		"trace; every failure (non-zero exit, fatal signal, panic, deadlock, livelock,\n"
+		"stuck) is reported as a crash and saved as a self-contained JSON artifact.\n"
+		"\n"
+		"Job (default: the bundled racy example %s; docs/harness.md):\n"
+		"  --job FILE          a job file (JSON: kernel, initramfs, command, add, "
+		"mem_mib,\n"
+		"                      epoch_s, step_budget, stuck_ms, wall_ms)\n"
+		"  --kernel FILE       guest bzImage (default: build/guest/bzImage)\n"
+		"  --initramfs FILE    base initramfs (default: build/guest/initramfs.cpio)\n"
+		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME)\n"
+		"  --mem MIB           guest RAM in MiB (default %llu)\n"
+		"  --step-budget N     steps after which a run is a livelock (default %llu)\n"
+		"  --stuck-ms MS       wall ms without an exit after which a run is stuck\n"
+		"                      (default %llu)\n"
+		"  --wall-ms MS        wall budget of one execution; a run over it is a timeout,\n"
+		"                      not a crash (default %llu)\n"
+		"  -- CMD [ARGS...]    the command to run in the guest\n"
+		"\n"
+		"Fuzzing:\n"
+		"  --artifacts DIR     where crash artifacts go (default: rewind-crashes)\n"
+		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
+		"  -v, --verbose       show the guest kernel's console\n"
+		"\n"
+		"Exit status: one-shot run: 0 pass, 1 failure, 2 rejected input; --replay: 0 the\n"
+		"same run, 1 it differs (said on stderr), 2 unreadable file; 64 setup failed.\n",
+		JOB_DEFAULT_COMMAND, JOB_DEFAULT_MEM >> 20, JOB_DEFAULT_STEP_BUDGET,
+		JOB_DEFAULT_STUCK_MS, JOB_DEFAULT_WALL_MS, COVERAGE_DEFAULT_SIZE);
+}
+
+static int parse_u64(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(text, &end, 0);
+	if (errno || end == text || *end || text[0] == '-' || *out < min || *out > max) {
+		rw_err("%s must be an integer in %llu..%llu, not '%s'", what,
+		       (unsigned long long)min, (unsigned long long)max, text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+enum {
+	OPT_JOB = 256,
+	OPT_KERNEL,
+	OPT_INITRAMFS,
+	OPT_ADD,
+	OPT_MEM,
+	OPT_STEP_BUDGET,
+	OPT_STUCK_MS,
+	OPT_WALL_MS,
+	OPT_ARTIFACTS,
+	OPT_MAP_SIZE,
+	OPT_REPLAY,
+	OPT_TO_JSON,
+	OPT_FROM_JSON,
+};
+
+static const struct option long_options[] = {
+	{"job", required_argument, NULL, OPT_JOB},
+	{"kernel", required_argument, NULL, OPT_KERNEL},
+	{"initramfs", required_argument, NULL, OPT_INITRAMFS},
+	{"add", required_argument, NULL, OPT_ADD},
+	{"mem", required_argument, NULL, OPT_MEM},
+	{"step-budget", required_argument, NULL, OPT_STEP_BUDGET},
+	{"stuck-ms", required_argument, NULL, OPT_STUCK_MS},
+	{"wall-ms", required_argument, NULL, OPT_WALL_MS},
+	{"artifacts", required_argument, NULL, OPT_ARTIFACTS},
+	{"map-size", required_argument, NULL, OPT_MAP_SIZE},
+	{"replay", required_argument, NULL, OPT_REPLAY},
+	{"to-json", required_argument, NULL, OPT_TO_JSON},
+	{"from-json", required_argument, NULL, OPT_FROM_JSON},
+	{"output", required_argument, NULL, 'o'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int set_mode(struct cli *c, enum mode mode, const char *file)
+{
+	if (c->mode != MODE_RUN) {
+		rw_err("--replay, --to-json and --from-json exclude each other");
+		return -EINVAL;
+	}
+	c->mode = mode;
+	c->file = file;
+	return 0;
+}
+
+static int apply_option(struct cli *c, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_JOB:
+		return job_load_file(&c->job, arg);
+	case OPT_KERNEL:
+		c->kernel = arg;
+		return job_set_kernel(&c->job, arg);
+	case OPT_INITRAMFS:
+		c->initramfs = arg;
+		return job_set_initramfs(&c->job, arg);
+	case OPT_ADD:
+		return job_add_file(&c->job, arg);
+	case OPT_MEM:
+		if (parse_u64(arg, "--mem", 64, 3072, &v) < 0)
+			return -EINVAL;
+		c->job.run.mem_bytes = v << 20;
+		return 0;
+	case OPT_STEP_BUDGET:
+		return parse_u64(arg, "--step-budget", 1, 1ull << 40, &c->job.run.step_budget);
+	case OPT_STUCK_MS:
+		return parse_u64(arg, "--stuck-ms", 10, 3600000, &c->job.run.stuck_ms);
+	case OPT_WALL_MS:
+		return parse_u64(arg, "--wall-ms", 10, 86400000, &c->job.wall_ms);
+	case OPT_ARTIFACTS:
+		c->artifact_dir = arg;
+		return 0;
+	case OPT_MAP_SIZE:
+		if (parse_u64(arg, "--map-size", COVERAGE_MIN_SIZE, COVERAGE_MAX_SIZE, &v) < 0)
+			return -EINVAL;
+		if (v & (v - 1)) {
+			rw_err("--map-size must be a power of two, not %llu",
+			       (unsigned long long)v);
+			return -EINVAL;
+		}
+		c->map_size = v;
+		return 0;
+	case OPT_REPLAY:
+		return set_mode(c, MODE_REPLAY, arg);
+	case OPT_TO_JSON:
+		return set_mode(c, MODE_TO_JSON, arg);
+	case OPT_FROM_JSON:
+		return set_mode(c, MODE_FROM_JSON, arg);
+	case 'o':
+		c->output = arg;
+		return 0;
+	case 'v':
+		c->job.run.verbose = true;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Returns 0, 1 after --help, or -EINVAL. */
+static int parse_cli(struct cli *c, int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+o:vh", long_options, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (opt == '?' || apply_option(c, opt, optarg) < 0)
+			return -EINVAL;
+	}
+	/* [INPUT] [-- CMD ARGS...]: getopt stops at the first non-option */
+	if (optind < argc && strcmp(argv[optind], "--") != 0)
+		c->file = c->mode == MODE_RUN ? argv[optind++] : c->file;
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	else if (optind < argc) {
+		rw_err("unexpected argument '%s' (the command goes after --)", argv[optind]);
+		return -EINVAL;
+	}
+	if (optind < argc && job_set_command(&c->job, argv + optind, (size_t)(argc - optind)) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static int to_json(const char *path)
+{
+	struct exec_input input;
+	uint8_t *data;
+	size_t len;
+	char why[160], *text;
+	cJSON *json;
+
+	if (file_read_all(path, &data, &len) < 0)
+		return 2;
+	if (input_parse(data, len, &input, why, sizeof(why)) < 0) {
+		rw_err("%s is not a valid input: %s", path, why);
+		free(data);
+		return 2;
+	}
+	free(data);
+	json = input_to_json(&input);
+	text = cJSON_Print(json);
+	cJSON_Delete(json);
+	if (!text)
+		return 2;
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
+/* The input of a JSON input file, or of an artifact's "input". */
+static int json_input(const char *path, struct exec_input *input)
+{
+	uint8_t *data;
+	size_t len;
+	char why[160];
+	cJSON *root, *in;
+	int rc;
+
+	if (file_read_all(path, &data, &len) < 0)
+		return -ENOENT;
+	root = cJSON_ParseWithLength((const char *)data, len);
+	free(data);
+	if (!root) {
+		rw_err("%s is not valid JSON", path);
+		return -EINVAL;
+	}
+	in = cJSON_GetObjectItemCaseSensitive(root, "input");
+	rc = input_from_json(cJSON_IsObject(in) ? in : root, input, why, sizeof(why));
+	if (rc < 0)
+		rw_err("%s: %s", path, why);
+	cJSON_Delete(root);
+	return rc;
+}
+
+static int from_json(const char *path, const char *out)
+{
+	struct exec_input input;
+	uint8_t buf[INPUT_MAX_SIZE];
+	struct file_part part = {buf, 0};
+
+	if (!out) {
+		rw_err("--from-json needs -o OUT, the binary input to write");
+		return 2;
+	}
+	if (json_input(path, &input) < 0)
+		return 2;
+	part.len = input_encode(&input, buf);
+	return file_write_atomic(out, &part, 1) < 0 ? 2 : 0;
+}
+
+static int open_harness(struct harness *h, struct cli *c, FILE *output)
+{
+	struct executor_config cfg = {
+		.run = c->job.run, .wall_ms = c->job.wall_ms, .output = output};
+
+	h->job = c->job;
+	h->map_size = c->map_size;
+	h->artifact_dir = c->artifact_dir;
+	return executor_open(&h->ex, &cfg);
+}
+
+/* One input, not under afl-fuzz: its output, its outcome, an artifact if it fails. */
+static int run_once(struct harness *h, const char *path)
+{
+	static uint8_t map[COVERAGE_MAX_SIZE];
+	struct harness_exec e;
+	uint8_t *data;
+	size_t len;
+	int rc;
+
+	if (file_read_all(path, &data, &len) < 0)
+		return 2;
+	h->map = map;
+	rc = harness_exec(h, data, len, &e);
+	free(data);
+	fflush(stdout);
+	if (rc < 0)
+		return 64;
+	if (e.cls == CLASS_REJECTED) {
+		rw_err("%s is not a valid input: %s", path, e.why);
+		return 2;
+	}
+	exec_result_print(&e.res);
+	return exec_class_is_failure(e.cls) ? 1 : 0;
+}
+
+static int fuzz_or_run(struct cli *c)
+{
+	static struct harness h;
+	bool afl = forkserver_wanted();
+	int rc;
+
+	if (!afl && !c->file) {
+		usage(stderr);
+		return 2;
+	}
+	/* afl-fuzz reads the map; the guest's output would only slow it down */
+	if (open_harness(&h, c, afl ? NULL : stdout) < 0) {
+		executor_close(&h.ex);
+		return 64;
+	}
+	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file);
+	executor_close(&h.ex);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = {.map_size = COVERAGE_DEFAULT_SIZE};
+	struct replay_options ro;
+	const char *env_dir = getenv("REWIND_ARTIFACTS");
+	int rc;
+
+	c.artifact_dir = env_dir && *env_dir ? env_dir : "rewind-crashes";
+	if (job_init_defaults(&c.job) < 0)
+		return 64;
+	rc = parse_cli(&c, argc, argv);
+	if (rc != 0) {
+		job_free(&c.job);
+		return rc > 0 ? 0 : 2;
+	}
+	switch (c.mode) {
+	case MODE_REPLAY:
+		ro = (struct replay_options){
+			.job = &c.job, .kernel = c.kernel, .initramfs = c.initramfs};
+		rc = replay_file(c.file, &ro);
+		break;
+	case MODE_TO_JSON:
+		rc = to_json(c.file);
+		break;
+	case MODE_FROM_JSON:
+		rc = from_json(c.file, c.output);
+		break;
+	case MODE_RUN:
+	default:
+		rc = fuzz_or_run(&c);
+	}
+	job_free(&c.job);
+	return rc;
+}

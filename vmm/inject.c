@@ -1,0 +1,55 @@
+/*
+ * Applying the schedule: each injection acts at its own step after READY,
+ * while the vCPU is stopped at an exit the guest made, so the guest sees it
+ * at the same instruction on every run.
+ */
+#include "vmm/guest_mem.h"
+#include "vmm/vm.h"
+
+void inject_set_schedule(struct vm *vm, const struct schedule *s)
+{
+	vm->schedule = s;
+	vm->schedule_next = 0;
+	vm->timer_late_ns = 0;
+	vm->injected = 0;
+}
+
+static void stall_running_task(struct vm *vm, uint16_t us)
+{
+	struct rewind_shared *sh =
+		vm->shared_gpa ? guest_mem_ptr(&vm->km, vm->shared_gpa, sizeof(*sh)) : NULL;
+
+	if (!sh || us == 0)
+		return;
+	sh->stall_ns = (uint64_t)us * 1000;
+	vm_raise(vm, REWIND_PENDING_STALL);
+}
+
+static void apply(struct vm *vm, const struct injection *inj)
+{
+	switch (inj->kind) {
+	case INJECT_RESCHED:
+		vm_raise(vm, REWIND_PENDING_RESCHED);
+		break;
+	case INJECT_STALL:
+		stall_running_task(vm, inj->arg);
+		break;
+	case INJECT_TIMER_LATE:
+		vm->timer_late_ns += (uint64_t)inj->arg * 1000;
+		break;
+	default:
+		return; /* the input parser admits no other kind */
+	}
+	vm->injected++;
+}
+
+void inject_due(struct vm *vm)
+{
+	const struct schedule *s = vm->schedule;
+
+	if (!s || !vm->ready_step)
+		return;
+	while (vm->schedule_next < s->count && vm->outcome == VM_RUNNING &&
+	       vm->ready_step + s->at[vm->schedule_next].step <= vm->steps)
+		apply(vm, &s->at[vm->schedule_next++]);
+}

@@ -1,0 +1,189 @@
+/* The inputs of a run: loaded, checked, joined and hashed once. */
+#include "vmm/run_inputs.h"
+
+#include "guest/initramfs.h"
+#include "vmm/boot.h"
+#include "vmm/clock.h"
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define RUN_BOOT_SEED 0 /* the kernel RNG's seed at boot, before the keyframe point */
+
+/* Kernel command line: quiet boot; every device and clock comes from the Rewind platform. */
+#define RUN_CMDLINE "quiet loglevel=4 rdinit=/init"
+
+static int load_kernel(struct run_inputs *in, const char *path)
+{
+	if (file_read_all(path, &in->kernel, &in->kernel_len) < 0) {
+		rw_err("no guest kernel at %s (build it with `make`, or pass --kernel)", path);
+		return -ENOENT;
+	}
+	if (boot_check_bzimage(in->kernel, in->kernel_len) < 0) {
+		rw_err("%s is not a usable guest kernel", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The base image must be a newc cpio archive (what the kernel unpacks). */
+static int load_initrd(struct run_inputs *in, const char *path)
+{
+	if (file_read_all(path, &in->base_initrd, &in->base_initrd_len) < 0) {
+		rw_err("no initramfs at %s (build it with `make`, or pass --initrd)", path);
+		return -ENOENT;
+	}
+	if (in->base_initrd_len < 512 || memcmp(in->base_initrd, "070701", 6) != 0) {
+		rw_err("%s is not an uncompressed newc cpio initramfs (corrupt or wrong file)",
+		       path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "HOST[:GUEST]" -> the FILE spec "HOST:GUEST", GUEST defaulting to /bin/BASENAME. */
+static int add_user_file(struct initramfs *fs, const char *add)
+{
+	char spec[8192], *copy = strdup(add);
+	int rc;
+
+	if (!copy)
+		return -ENOMEM;
+	if (strchr(add, ':'))
+		snprintf(spec, sizeof(spec), "%s", add);
+	else
+		snprintf(spec, sizeof(spec), "%s:/bin/%s", add, basename(copy));
+	free(copy);
+	rc = initramfs_add_spec(fs, INITRAMFS_FILE, spec);
+	if (rc)
+		rw_err("--add %s: cannot put it into the guest", add);
+	return rc;
+}
+
+/* The command as NUL-terminated strings, one after another (read by rewind-init). */
+static char *job_file(const struct run_options *opt, size_t *len)
+{
+	char *buf;
+	size_t at = 0;
+
+	*len = 0;
+	for (size_t i = 0; i < opt->argc; i++)
+		*len += strlen(opt->argv[i]) + 1;
+	buf = malloc(*len ? *len : 1);
+	for (size_t i = 0; buf && i < opt->argc; i++) {
+		memcpy(buf + at, opt->argv[i], strlen(opt->argv[i]) + 1);
+		at += strlen(opt->argv[i]) + 1;
+	}
+	return buf;
+}
+
+/* A second archive appended to the initramfs: /rewind/job and the user's files. */
+static int build_job_archive(struct run_inputs *in, const struct run_options *opt)
+{
+	struct initramfs fs = {0};
+	size_t job_len;
+	char *job = job_file(opt, &job_len);
+	FILE *f = open_memstream((char **)&in->job_archive, &in->job_archive_len);
+	int rc = job && f ? 0 : -ENOMEM;
+
+	if (!rc)
+		initramfs_add_data(&fs, "rewind/job", 0644, job, job_len);
+	for (size_t i = 0; i < opt->add_count && !rc; i++)
+		rc = add_user_file(&fs, opt->adds[i]);
+	if (!rc)
+		rc = initramfs_write(&fs, f);
+	if (f)
+		fclose(f);
+	initramfs_free(&fs);
+	free(job);
+	return rc;
+}
+
+static int join_initrd(struct run_inputs *in)
+{
+	size_t base = (in->base_initrd_len + 3) & ~(size_t)3; /* archives start 4-aligned */
+
+	in->initrd_len = base + in->job_archive_len;
+	in->initrd = calloc(1, in->initrd_len);
+	if (!in->initrd)
+		return -ENOMEM;
+	memcpy(in->initrd, in->base_initrd, in->base_initrd_len);
+	memcpy(in->initrd + base, in->job_archive, in->job_archive_len);
+	return 0;
+}
+
+/* 32 seed bytes for the guest RNG, a pure function of --seed. */
+void run_derive_seed(uint64_t seed, void *out)
+{
+	static const char label[] = "rewind guest rng seed";
+
+	for (int i = 0; i < 2; i++) {
+		XXH128_hash_t h = XXH3_128bits_withSeed(label, sizeof(label), seed + (uint64_t)i);
+		XXH128_canonical_t c;
+
+		XXH128_canonicalFromHash(&c, h);
+		memcpy((uint8_t *)out + 16 * i, c.digest, 16);
+	}
+}
+
+uint64_t run_id(const struct run_inputs *in, const struct run_options *opt, const char *cpu_model)
+{
+	XXH3_state_t *s = XXH3_createState();
+	uint64_t words[] = {in->kernel_hash, in->initrd_hash, opt->seed,
+			    opt->epoch_s,    opt->mem_bytes,  CLOCK_DEFAULT_QUANTUM_NS};
+	uint64_t id;
+
+	XXH3_64bits_reset(s);
+	XXH3_64bits_update(s, words, sizeof(words));
+	XXH3_64bits_update(s, RUN_CMDLINE, sizeof(RUN_CMDLINE));
+	XXH3_64bits_update(s, cpu_model, strlen(cpu_model) + 1);
+	id = XXH3_64bits_digest(s);
+	XXH3_freeState(s);
+	return id;
+}
+
+int run_inputs_prepare(struct run_inputs *in, const struct run_options *opt)
+{
+	int rc = load_kernel(in, opt->kernel_path);
+
+	if (!rc)
+		rc = load_initrd(in, opt->initrd_path);
+	if (!rc)
+		rc = build_job_archive(in, opt);
+	if (!rc)
+		rc = join_initrd(in);
+	if (rc)
+		return rc;
+	in->kernel_hash = XXH3_64bits(in->kernel, in->kernel_len);
+	in->initrd_hash = XXH3_64bits(in->initrd, in->initrd_len);
+	/* The boot is the same for every seed; the seed enters after READY. */
+	run_derive_seed(RUN_BOOT_SEED, in->rng_seed);
+	run_derive_seed(opt->seed, in->exec_seed);
+	return 0;
+}
+
+void run_inputs_free(struct run_inputs *in)
+{
+	free(in->kernel);
+	free(in->base_initrd);
+	free(in->job_archive);
+	free(in->initrd);
+}
+
+int run_boot(struct vm *vm, const struct run_inputs *in)
+{
+	struct boot_image img = {.kernel = in->kernel,
+				 .kernel_len = in->kernel_len,
+				 .initrd = in->initrd,
+				 .initrd_len = in->initrd_len,
+				 .cmdline = RUN_CMDLINE};
+
+	memcpy(img.rng_seed, in->rng_seed, sizeof(img.rng_seed));
+	return boot_linux(&vm->km, &img) < 0 ? -EINVAL : 0;
+}

@@ -1,0 +1,46 @@
+/*
+ * The interrupt-injection schedule of one execution: perturbations the VMM
+ * applies at given steps of the job, each a pure function of its own
+ * (step, kind, argument). Steps count from the job's start (the READY step
+ * is step 0), so a schedule means the same from a keyframe and from boot.
+ * An injection at step S applies while the guest is stopped at exit S,
+ * before it re-enters; several at one step apply in schedule order, and
+ * steps past the job's end never apply. Exact semantics of each kind:
+ * docs/input-format.md.
+ */
+#ifndef REWIND_SCHEDULE_H
+#define REWIND_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SCHEDULE_MAX 256 /* injections in one schedule */
+
+enum injection_kind {
+	INJECT_RESCHED = 1, /* preempt the running task now; arg must be 0 */
+	INJECT_STALL = 2,   /* hold the running task arg µs when it next returns to user space */
+	INJECT_TIMER_LATE = 3, /* the next timer interrupt fires arg µs late */
+	INJECT_KIND_END
+};
+
+struct injection {
+	uint32_t step; /* steps after READY */
+	uint16_t arg;  /* µs for STALL and TIMER_LATE */
+	uint8_t kind;  /* enum injection_kind */
+};
+
+struct schedule {
+	uint32_t count;
+	struct injection at[SCHEDULE_MAX];
+};
+
+/* "resched", "stall", "timer-late"; NULL for an unknown kind. */
+const char *injection_kind_name(unsigned int kind);
+
+/* The kind named name, or 0 if none is. */
+unsigned int injection_kind_from_name(const char *name);
+
+/* Orders by step; injections at the same step keep their order. */
+void schedule_sort(struct schedule *s);
+
+#endif
