@@ -9,6 +9,7 @@
 #include <time.h>
 #include <xxhash.h>
 
+#define BOOT_STUCK_MS  60000u	  /* no exit for a minute while booting: stuck */
 #define TRACE_PREALLOC (8u << 20) /* appends past it allocate: a huge trace */
 
 static double seconds_since(const struct timespec *start)
@@ -47,8 +48,10 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 				 .epoch_ns = cfg->run.epoch_s * 1000000000ull,
 				 .quantum_ns = CLOCK_DEFAULT_QUANTUM_NS,
 				 .step_budget = cfg->run.step_budget,
-				 .stuck_ms = cfg->run.stuck_ms,
-				 .wall_ms = 0, /* the boot has no wall budget but stuck_ms */
+				 /* the kernel decompresses itself without an exit for a
+				  * while: the job's own stuck time starts at READY */
+				 .stuck_ms = BOOT_STUCK_MS,
+				 .wall_ms = 0,
 				 .output = NULL,
 				 .console = cfg->run.verbose ? stderr : NULL,
 				 .track_dirty = true};
@@ -70,6 +73,7 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 	trace_reserve(&ex->vm.trace, TRACE_PREALLOC);
 	rc = boot_to_ready(ex);
 	ex->vm.cfg.wall_ms = cfg->wall_ms;
+	ex->vm.cfg.stuck_ms = cfg->run.stuck_ms;
 	ex->vm.cfg.output = cfg->output;
 	ex->boot_s = seconds_since(&start);
 	return rc;

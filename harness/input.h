@@ -15,7 +15,9 @@
  *         5 1 reserved, 0
  *         6 2 arg (u16)
  * Records are fixed-size and positions absolute, so one mutated byte changes
- * one injection. Any other byte string is rejected with a reason; parsing
+ * one injection. A trailing partial record (1 to 7 bytes) is ignored, so
+ * that afl-tmin, which deletes a few bytes at a time, can drop the last
+ * record of an input. Any other byte string is rejected with a reason; parsing
  * never allocates and never reads outside the buffer.
  */
 #ifndef REWIND_INPUT_H

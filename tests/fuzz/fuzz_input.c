@@ -87,6 +87,8 @@ static void check(const uint8_t *bytes, size_t len)
 	if (input_parse(data, len, &in, why, sizeof(why)) == 0) {
 		static uint8_t out[INPUT_MAX_SIZE];
 
+		len -= (len - INPUT_HEADER_SIZE) % INPUT_RECORD_SIZE; /* partial last record */
+
 		if (input_encode(&in, out) != len || memcmp(out, data, len) != 0)
 			die("binary round trip", "bytes differ");
 		check_json(&in, data, len);

@@ -1,0 +1,433 @@
+/*
+ * End-to-end tests of rewind-harness on real KVM (natively or inside the
+ * box): the bundled ledger example passes unperturbed and fails with the
+ * right stall; failures leave artifacts that replay bit for bit; replay
+ * names what differs; the forkserver speaks afl-fuzz 4.04c's protocol
+ * (played here byte by byte) and always answers; and afl-fuzz itself finds
+ * the ledger bug, with afl-tmin shrinking the crash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define HARNESS	    "build/tests/rewind-harness-asan"
+#define HARNESS_AFL "build/bin/rewind-harness" /* afl-fuzz runs the plain build */
+#define DIR	    "build/test-harness"
+#define ERR_FILE    DIR "/stderr.txt"
+
+/* The ledger's teller deposit at t = 40 ms journals at this step; a stall of
+ * more than 10 ms there loses the auditor's deposit (see guest/ledger.c). */
+#define LOST_UPDATE_STEP 21
+
+struct run {
+	int status;
+	char out[16384], err[16384];
+};
+
+static void sh(const char *cmd, struct run *r)
+{
+	char full[4096];
+	FILE *p, *e;
+	int raw;
+	size_t n;
+
+	snprintf(full, sizeof(full), "mkdir -p " DIR " && { %s; } 2>" ERR_FILE, cmd);
+	p = popen(full, "r");
+	assert_non_null(p);
+	n = fread(r->out, 1, sizeof(r->out) - 1, p);
+	r->out[n] = '\0';
+	raw = pclose(p);
+	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+	e = fopen(ERR_FILE, "r");
+	assert_non_null(e);
+	r->err[fread(r->err, 1, sizeof(r->err) - 1, e)] = '\0';
+	fclose(e);
+}
+
+static struct run *new_run(void)
+{
+	static struct run runs[4];
+	static unsigned int next;
+
+	return memset(&runs[next++ % 4], 0, sizeof(runs[0]));
+}
+
+static void expect_status(const struct run *r, int status, const char *in_err)
+{
+	if (r->status != status || (in_err && !strstr(r->err, in_err)))
+		fail_msg("expected status %d and '%s', got %d\nstdout:\n%s\nstderr:\n%s", status,
+			 in_err ? in_err : "", r->status, r->out, r->err);
+}
+
+/* The trace hash on the outcome line. */
+static void trace_of(const struct run *r, char out[19])
+{
+	const char *t = strstr(r->err, ", trace 0x");
+
+	assert_non_null(t);
+	memcpy(out, t + 8, 18);
+	out[18] = '\0';
+}
+
+static void write_input(const char *path, const char *injections)
+{
+	char cmd[1024];
+	struct run *r = new_run();
+
+	snprintf(cmd, sizeof(cmd),
+		 "printf '%%s' '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"steps\","
+		 "\"seed\":\"0x0\",\"injections\":[%s]}' >%s.json && " HARNESS
+		 " --from-json %s.json -o %s",
+		 injections, path, path, path);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+}
+
+static void test_ledger_passes_unperturbed_and_repeats(void **state)
+{
+	struct run *a = new_run(), *b = new_run();
+	char ta[19], tb[19];
+
+	(void)state;
+	sh(HARNESS " corpus/ledger/empty", a);
+	expect_status(a, 0, "outcome pass");
+	assert_non_null(strstr(a->out, "ledger: balance 507"));
+	sh(HARNESS " corpus/ledger/empty", b);
+	trace_of(a, ta);
+	trace_of(b, tb);
+	assert_string_equal(ta, tb);
+	assert_string_equal(a->out, b->out);
+}
+
+static void lost_update_input(char *path, size_t len)
+{
+	char inj[128];
+
+	snprintf(path, len, DIR "/lost-update");
+	snprintf(inj, sizeof(inj), "{\"step\":%d,\"kind\":\"stall\",\"us\":15000}",
+		 LOST_UPDATE_STEP);
+	write_input(path, inj);
+}
+
+/* Runs the lost-update input; returns the artifact path it wrote. */
+static void find_lost_update(char *artifact, size_t len)
+{
+	struct run *r = new_run();
+	char input[256], cmd[1024];
+	const char *at;
+
+	lost_update_input(input, sizeof(input));
+	snprintf(cmd, sizeof(cmd), "rm -rf " DIR "/art && " HARNESS " --artifacts " DIR "/art %s",
+		 input);
+	sh(cmd, r);
+	expect_status(r, 1, "outcome signal (the job was killed by SIGABRT)");
+	assert_non_null(strstr(r->out, "ledger: lost update: balance 500, expected 507"));
+	at = strstr(r->err, "artifact ");
+	assert_non_null(at);
+	snprintf(artifact, len, "%.*s", (int)strcspn(at + 9, "\n"), at + 9);
+}
+
+static void test_stall_loses_an_update_and_replays_exactly(void **state)
+{
+	struct run *a = new_run(), *b = new_run(), *raw = new_run();
+	char artifact[512], cmd[1024];
+
+	(void)state;
+	find_lost_update(artifact, sizeof(artifact));
+	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s", artifact);
+	sh(cmd, a);
+	expect_status(a, 0, "replay identical");
+	sh(cmd, b);
+	expect_status(b, 0, "replay identical");
+	assert_string_equal(a->out, b->out);
+	assert_non_null(strstr(a->out, "lost update"));
+	sh(HARNESS " --replay " DIR "/lost-update", raw);
+	expect_status(raw, 0, "run twice, same outcome and trace");
+	print_message("artifact %s\n", artifact);
+}
+
+/* Edits one field of the artifact and expects the replay to name it. */
+static void expect_replay_differs(const char *artifact, const char *sed, const char *says)
+{
+	struct run *r = new_run();
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "sed -e '%s' %s >" DIR "/edited.json && " HARNESS
+		 " --replay " DIR "/edited.json",
+		 sed, artifact);
+	sh(cmd, r);
+	expect_status(r, 1, says);
+	assert_non_null(strstr(r->err, "NOT the same run"));
+}
+
+static void test_replay_names_what_differs(void **state)
+{
+	char artifact[512];
+
+	(void)state;
+	find_lost_update(artifact, sizeof(artifact));
+	expect_replay_differs(artifact, "s/\"kernel_xxh3\":[[:space:]]*\"0x[0-9a-f]*\"/\"kernel_xxh3\": \"0x1\"/",
+			      "differs: kernel");
+	expect_replay_differs(artifact, "s/\"trace_xxh3\":[[:space:]]*\"0x[0-9a-f]*\"/\"trace_xxh3\": \"0x2\"/",
+			      "differs: trace");
+	expect_replay_differs(artifact, "s/\"class\":[[:space:]]*\"signal\"/\"class\": \"deadlock\"/",
+			      "differs: outcome");
+}
+
+static void test_bad_files_are_refused_clearly(void **state)
+{
+	struct run *r = new_run();
+	char artifact[512], cmd[1024];
+
+	(void)state;
+	find_lost_update(artifact, sizeof(artifact));
+	snprintf(cmd, sizeof(cmd), "head -c 200 %s >" DIR "/cut.json && " HARNESS
+		 " --replay " DIR "/cut.json", artifact);
+	sh(cmd, r);
+	expect_status(r, 2, "not valid JSON");
+	sh("printf 'RWSI\\001\\000\\000\\000' >" DIR "/short && " HARNESS " --replay " DIR "/short",
+	   r);
+	expect_status(r, 2, "neither a crash artifact");
+	sh(HARNESS " --replay " DIR "/no-such-file", r);
+	expect_status(r, 2, "no-such-file");
+	sh(HARNESS " --kernel " DIR "/no-kernel corpus/ledger/empty", r);
+	expect_status(r, 64, "no guest kernel");
+	sh("printf 'RWSI\\001\\000\\000\\000\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\011\\0\\0\\0' >" DIR
+	   "/badkind && " HARNESS " " DIR "/badkind",
+	   r);
+	expect_status(r, 2, "not a valid input");
+}
+
+/* --- the forkserver, played as afl-fuzz 4.04c plays it -------------------- */
+
+#define FS_OPT_ENABLED	   0x80000001u
+#define FS_OPT_MAPSIZE	   0x40000000u
+#define FS_OPT_SHDMEM_FUZZ 0x01000000u
+#define FS_OPT_GET_MAPSIZE(x) ((((x) & 0x00fffffeu) >> 1) + 1)
+#define PID_MAX_LIMIT	   4194304u
+
+struct afl_side {
+	pid_t pid;
+	int ctl, st; /* our ends: control (we write), status (we read) */
+	int shm_id;
+	uint8_t *map;
+	size_t shm_size, map_size;
+};
+
+static uint32_t get_word(struct afl_side *a)
+{
+	uint32_t v = 0;
+
+	assert_int_equal(read(a->st, &v, 4), 4);
+	return v;
+}
+
+static void put_word(struct afl_side *a, uint32_t v)
+{
+	assert_int_equal(write(a->ctl, &v, 4), 4);
+}
+
+static void start_forkserver(struct afl_side *a, size_t shm_size, const char *args)
+{
+	int ctl[2], st[2];
+	char id[16], cmd[1024];
+
+	a->shm_size = shm_size;
+	a->shm_id = shmget(IPC_PRIVATE, shm_size, IPC_CREAT | 0600);
+	assert_true(a->shm_id >= 0);
+	a->map = shmat(a->shm_id, NULL, 0);
+	assert_true(a->map != (void *)-1);
+	assert_int_equal(pipe(ctl), 0);
+	assert_int_equal(pipe(st), 0);
+	snprintf(id, sizeof(id), "%d", a->shm_id);
+	snprintf(cmd, sizeof(cmd), "exec " HARNESS " %s 2>" DIR "/forkserver.err", args);
+	a->pid = fork();
+	assert_true(a->pid >= 0);
+	if (a->pid == 0) {
+		dup2(ctl[0], 198);
+		dup2(st[1], 199);
+		/* only 198 and 199: afl's ends stay with afl, or EOF never comes */
+		close(ctl[0]);
+		close(ctl[1]);
+		close(st[0]);
+		close(st[1]);
+		setenv("__AFL_SHM_ID", id, 1);
+		unsetenv("__AFL_SHM_FUZZ_ID");
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(ctl[0]);
+	close(st[1]);
+	a->ctl = ctl[1];
+	a->st = st[0];
+}
+
+static void hello(struct afl_side *a)
+{
+	uint32_t h = get_word(a);
+
+	assert_int_equal(h & FS_OPT_ENABLED, FS_OPT_ENABLED);
+	assert_int_equal(h & FS_OPT_MAPSIZE, FS_OPT_MAPSIZE);
+	assert_int_equal(h & FS_OPT_SHDMEM_FUZZ, 0);
+	a->map_size = FS_OPT_GET_MAPSIZE(h);
+}
+
+/* One execution: returns the wait status; the map is afl's to read after. */
+static int execute(struct afl_side *a, uint32_t was_killed)
+{
+	uint32_t pid;
+
+	memset(a->map, 0, a->shm_size);
+	put_word(a, was_killed);
+	pid = get_word(a);
+	assert_true(pid > PID_MAX_LIMIT);
+	assert_true(pid != (uint32_t)a->pid);
+	return (int)get_word(a);
+}
+
+static size_t map_bytes_set(const struct afl_side *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->map_size; i++)
+		n += a->map[i] != 0;
+	return n;
+}
+
+static void stop_forkserver(struct afl_side *a)
+{
+	int raw;
+
+	close(a->ctl);
+	assert_int_equal(waitpid(a->pid, &raw, 0), a->pid);
+	assert_true(WIFEXITED(raw));
+	assert_int_equal(WEXITSTATUS(raw), 0);
+	close(a->st);
+	shmdt(a->map);
+	shmctl(a->shm_id, IPC_RMID, NULL);
+}
+
+static void test_forkserver_protocol(void **state)
+{
+	struct afl_side a;
+	char input[256];
+	int st;
+
+	(void)state;
+	lost_update_input(input, sizeof(input));
+	/* 4 KiB of shared memory: the harness shrinks its 64 KiB map to fit */
+	start_forkserver(&a, 4096, "--artifacts " DIR "/fs-art " DIR "/current");
+	hello(&a);
+	assert_int_equal(a.map_size, 4096);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(system("cp corpus/ledger/empty " DIR "/current"), 0);
+		st = execute(&a, round); /* round 1: "afl killed the last one" */
+		assert_int_equal(st, 0);
+		assert_true(map_bytes_set(&a) > 10);
+		assert_int_equal(system("cp " DIR "/lost-update " DIR "/current"), 0);
+		st = execute(&a, 0);
+		assert_true(WIFSIGNALED(st));
+		assert_int_equal(WTERMSIG(st), SIGABRT);
+	}
+	assert_int_equal(system("printf garbage >" DIR "/current"), 0);
+	assert_int_equal(execute(&a, 0), 0); /* rejected: not a crash... */
+	assert_true(map_bytes_set(&a) >= 1); /* ...and the map is never empty */
+	stop_forkserver(&a);
+}
+
+static void test_forkserver_answers_for_a_guest_that_never_exits(void **state)
+{
+	struct afl_side a;
+	int st;
+
+	(void)state;
+	start_forkserver(&a, 65536, "--stuck-ms 300 " DIR "/current -- /bin/spin");
+	hello(&a);
+	assert_int_equal(a.map_size, 65536);
+	assert_int_equal(system("cp corpus/ledger/empty " DIR "/current"), 0);
+	st = execute(&a, 0);
+	assert_true(WIFSIGNALED(st));
+	st = execute(&a, 1);
+	assert_true(WIFSIGNALED(st));
+	stop_forkserver(&a);
+}
+
+/* --- afl-fuzz itself -------------------------------------------------------- */
+
+static double stat_of(const char *stats, const char *name)
+{
+	const char *at = strstr(stats, name);
+
+	return at ? strtod(strchr(at, ':') + 1, NULL) : -1;
+}
+
+static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
+{
+	struct run *r = new_run(), *t = new_run();
+	char cmd[2048];
+	double execs, per_sec, stability;
+
+	(void)state;
+	sh("REWIND_HARNESS=" HARNESS_AFL " harness/rewind-fuzz --seconds 300 --out " DIR "/afl", r);
+	expect_status(r, 0, "replay identical");
+	sh("cat " DIR "/afl/default/fuzzer_stats", t);
+	execs = stat_of(t->out, "execs_done");
+	per_sec = stat_of(t->out, "execs_per_sec");
+	stability = stat_of(t->out, "stability");
+	assert_true(stability == 100.0);
+	print_message("afl-fuzz found the lost update: %.0f execs, %.1f exec/s, stability %.2f%%\n",
+		      execs, per_sec, stability);
+	/* afl-tmin keeps the failure and shrinks the input: afl's crash plus three
+	 * injections that change nothing (past the job's end) must lose them */
+	snprintf(cmd, sizeof(cmd),
+		 "c=$(ls " DIR "/afl/default/crashes/id* | head -n 1) && "
+		 "{ cat \"$c\"; printf '\\000\\0\\1\\0\\1\\0\\0\\0"
+		 "\\000\\0\\2\\0\\2\\0\\1\\0\\000\\0\\3\\0\\3\\0\\2\\0'; } >" DIR
+		 "/padded && "
+		 "AFL_FORKSRV_INIT_TMOUT=120000 afl-tmin -t 10000 -m none "
+		 "-i " DIR "/padded -o " DIR "/min -- " HARNESS_AFL " --artifacts " DIR
+		 "/min-art @@ >" DIR "/tmin.log 2>&1 && wc -c <" DIR "/padded && wc -c <" DIR
+		 "/min && " HARNESS " --to-json " DIR "/min >&2 && " HARNESS " --artifacts " DIR
+		 "/min-art " DIR "/min >/dev/null");
+	sh(cmd, t);
+	expect_status(t, 1, "outcome signal (the job was killed by SIGABRT)");
+	{
+		long before = -1, after = -1;
+
+		assert_int_equal(sscanf(t->out, "%ld %ld", &before, &after), 2);
+		print_message("afl-tmin: %ld -> %ld bytes\n%s", before, after, t->err);
+		assert_true(after < before);
+		assert_true(after <= 24); /* the header and the one stall that matters */
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ledger_passes_unperturbed_and_repeats),
+		cmocka_unit_test(test_stall_loses_an_update_and_replays_exactly),
+		cmocka_unit_test(test_replay_names_what_differs),
+		cmocka_unit_test(test_bad_files_are_refused_clearly),
+		cmocka_unit_test(test_forkserver_protocol),
+		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),
+		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
+	};
+
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
