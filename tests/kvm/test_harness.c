@@ -166,8 +166,8 @@ static void expect_replay_differs(const char *artifact, const char *sed, const c
 	struct run *r = new_run();
 	char cmd[1024];
 
-	snprintf(cmd, sizeof(cmd), "sed -e '%s' %s >" DIR "/edited.json && " HARNESS
-		 " --replay " DIR "/edited.json",
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e '%s' %s >" DIR "/edited.json && " HARNESS " --replay " DIR "/edited.json",
 		 sed, artifact);
 	sh(cmd, r);
 	expect_status(r, 1, says);
@@ -180,11 +180,14 @@ static void test_replay_names_what_differs(void **state)
 
 	(void)state;
 	find_lost_update(artifact, sizeof(artifact));
-	expect_replay_differs(artifact, "s/\"kernel_xxh3\":[[:space:]]*\"0x[0-9a-f]*\"/\"kernel_xxh3\": \"0x1\"/",
-			      "differs: kernel");
-	expect_replay_differs(artifact, "s/\"trace_xxh3\":[[:space:]]*\"0x[0-9a-f]*\"/\"trace_xxh3\": \"0x2\"/",
-			      "differs: trace");
-	expect_replay_differs(artifact, "s/\"class\":[[:space:]]*\"signal\"/\"class\": \"deadlock\"/",
+	expect_replay_differs(
+		artifact, "s/\"kernel_xxh3\":[[:space:]]*\"0x[0-9a-f]*\"/\"kernel_xxh3\": \"0x1\"/",
+		"differs: kernel");
+	expect_replay_differs(
+		artifact, "s/\"trace_xxh3\":[[:space:]]*\"0x[0-9a-f]*\"/\"trace_xxh3\": \"0x2\"/",
+		"differs: trace");
+	expect_replay_differs(artifact,
+			      "s/\"class\":[[:space:]]*\"signal\"/\"class\": \"deadlock\"/",
 			      "differs: outcome");
 }
 
@@ -195,8 +198,9 @@ static void test_bad_files_are_refused_clearly(void **state)
 
 	(void)state;
 	find_lost_update(artifact, sizeof(artifact));
-	snprintf(cmd, sizeof(cmd), "head -c 200 %s >" DIR "/cut.json && " HARNESS
-		 " --replay " DIR "/cut.json", artifact);
+	snprintf(cmd, sizeof(cmd),
+		 "head -c 200 %s >" DIR "/cut.json && " HARNESS " --replay " DIR "/cut.json",
+		 artifact);
 	sh(cmd, r);
 	expect_status(r, 2, "not valid JSON");
 	sh("printf 'RWSI\\001\\000\\000\\000' >" DIR "/short && " HARNESS " --replay " DIR "/short",
@@ -206,19 +210,19 @@ static void test_bad_files_are_refused_clearly(void **state)
 	expect_status(r, 2, "no-such-file");
 	sh(HARNESS " --kernel " DIR "/no-kernel corpus/ledger/empty", r);
 	expect_status(r, 64, "no guest kernel");
-	sh("printf 'RWSI\\001\\000\\000\\000\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\011\\0\\0\\0' >" DIR
-	   "/badkind && " HARNESS " " DIR "/badkind",
+	sh("printf 'RWSI\\001\\000\\000\\000\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\011\\0\\0\\0' "
+	   ">" DIR "/badkind && " HARNESS " " DIR "/badkind",
 	   r);
 	expect_status(r, 2, "not a valid input");
 }
 
 /* --- the forkserver, played as afl-fuzz 4.04c plays it -------------------- */
 
-#define FS_OPT_ENABLED	   0x80000001u
-#define FS_OPT_MAPSIZE	   0x40000000u
-#define FS_OPT_SHDMEM_FUZZ 0x01000000u
-#define FS_OPT_GET_MAPSIZE(x) ((((x) & 0x00fffffeu) >> 1) + 1)
-#define PID_MAX_LIMIT	   4194304u
+#define FS_OPT_ENABLED	      0x80000001u
+#define FS_OPT_MAPSIZE	      0x40000000u
+#define FS_OPT_SHDMEM_FUZZ    0x01000000u
+#define FS_OPT_GET_MAPSIZE(x) ((((x)&0x00fffffeu) >> 1) + 1)
+#define PID_MAX_LIMIT	      4194304u
 
 struct afl_side {
 	pid_t pid;
@@ -325,7 +329,6 @@ static void test_forkserver_protocol(void **state)
 {
 	struct afl_side a;
 	char input[256];
-	int st;
 
 	(void)state;
 	lost_update_input(input, sizeof(input));
@@ -335,7 +338,8 @@ static void test_forkserver_protocol(void **state)
 	assert_int_equal(a.map_size, 4096);
 	for (int round = 0; round < 2; round++) {
 		assert_int_equal(system("cp corpus/ledger/empty " DIR "/current"), 0);
-		st = execute(&a, round); /* round 1: "afl killed the last one" */
+		int st = execute(&a, round); /* round 1: "afl killed the last one" */
+
 		assert_int_equal(st, 0);
 		assert_true(map_bytes_set(&a) > 10);
 		assert_int_equal(system("cp " DIR "/lost-update " DIR "/current"), 0);
@@ -396,8 +400,7 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "c=$(ls " DIR "/afl/default/crashes/id* | head -n 1) && "
 		 "{ cat \"$c\"; printf '\\000\\0\\1\\0\\1\\0\\0\\0"
-		 "\\000\\0\\2\\0\\2\\0\\1\\0\\000\\0\\3\\0\\3\\0\\2\\0'; } >" DIR
-		 "/padded && "
+		 "\\000\\0\\2\\0\\2\\0\\1\\0\\000\\0\\3\\0\\3\\0\\2\\0'; } >" DIR "/padded && "
 		 "AFL_FORKSRV_INIT_TMOUT=120000 afl-tmin -t 10000 -m none "
 		 "-i " DIR "/padded -o " DIR "/min -- " HARNESS_AFL " --artifacts " DIR
 		 "/min-art @@ >" DIR "/tmin.log 2>&1 && wc -c <" DIR "/padded && wc -c <" DIR

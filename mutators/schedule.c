@@ -1,0 +1,213 @@
+/*
+ * An AFL++ custom mutator for rewind-harness inputs (docs/input-format.md):
+ * it parses the input and mutates the schedule itself (move an injection by
+ * a few steps, change its kind or argument, add, remove or splice one,
+ * change the seed), so every input it makes is valid and is a small change
+ * to the run. afl-fuzz still applies its own byte-level mutations alongside
+ * (unless AFL_CUSTOM_MUTATOR_ONLY=1).
+ *
+ *   AFL_CUSTOM_MUTATOR_LIBRARY=build/lib/rewind-mutator.so afl-fuzz ...
+ *
+ * AFL++ 4.04c's custom mutator API (docs/custom_mutators.md): init, fuzz,
+ * describe, deinit.
+ */
+#include "mutators/schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Stall and lateness values that matter for races: µs to tens of ms. */
+static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500,
+					  1000, 2000, 5000, 10000, 20000, 40000, 65535};
+#define N_INTERESTING (sizeof(interesting_us) / sizeof(interesting_us[0]))
+
+#define STEP_HORIZON 32 /* new injections land up to this far past the last one */
+
+static uint64_t next_random(struct schedule_mutator *m)
+{
+	/* xorshift64*: deterministic for a given afl-fuzz seed */
+	m->rng ^= m->rng >> 12;
+	m->rng ^= m->rng << 25;
+	m->rng ^= m->rng >> 27;
+	return m->rng * 0x2545f4914f6cdd1dull;
+}
+
+static uint32_t below(struct schedule_mutator *m, uint32_t n)
+{
+	return n ? (uint32_t)((next_random(m) >> 32) % n) : 0;
+}
+
+static uint16_t random_us(struct schedule_mutator *m)
+{
+	if (below(m, 4) == 0)
+		return (uint16_t)(1 + below(m, 65535));
+	return interesting_us[below(m, N_INTERESTING)];
+}
+
+static uint32_t last_step(const struct schedule *s)
+{
+	uint32_t last = 0;
+
+	for (uint32_t i = 0; i < s->count; i++)
+		if (s->at[i].step > last)
+			last = s->at[i].step;
+	return last;
+}
+
+static struct injection random_injection(struct schedule_mutator *m, const struct schedule *s)
+{
+	struct injection inj = {.kind = (uint8_t)(INJECT_RESCHED + below(m, INJECT_KIND_END - 1))};
+
+	inj.step = below(m, last_step(s) + STEP_HORIZON);
+	inj.arg = inj.kind == INJECT_RESCHED ? 0 : random_us(m);
+	return inj;
+}
+
+static void set_kind(struct schedule_mutator *m, struct injection *inj)
+{
+	inj->kind = (uint8_t)(INJECT_RESCHED + below(m, INJECT_KIND_END - 1));
+	inj->arg = inj->kind == INJECT_RESCHED ? 0 : random_us(m);
+}
+
+static void move_step(struct schedule_mutator *m, struct injection *inj)
+{
+	int32_t delta = (int32_t)below(m, 8) + 1;
+
+	if (below(m, 2))
+		delta = -delta;
+	if (delta < 0 && inj->step < (uint32_t)-delta)
+		inj->step = 0;
+	else
+		inj->step += (uint32_t)delta;
+}
+
+static void change_arg(struct schedule_mutator *m, struct injection *inj)
+{
+	if (inj->kind == INJECT_RESCHED) {
+		set_kind(m, inj);
+		return;
+	}
+	switch (below(m, 3)) {
+	case 0:
+		inj->arg = random_us(m);
+		break;
+	case 1:
+		inj->arg = inj->arg > 32767 ? 65535 : (uint16_t)(inj->arg * 2 + 1);
+		break;
+	default:
+		inj->arg /= 2;
+	}
+}
+
+static void add_injection(struct schedule *s, struct injection inj)
+{
+	if (s->count < SCHEDULE_MAX)
+		s->at[s->count++] = inj;
+}
+
+static void remove_injection(struct schedule_mutator *m, struct schedule *s)
+{
+	uint32_t i = below(m, s->count);
+
+	memmove(&s->at[i], &s->at[i + 1], (s->count - i - 1) * sizeof(s->at[0]));
+	s->count--;
+}
+
+/* One structured change to in; add (another corpus input, or NULL) may be spliced from. */
+static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
+			const struct exec_input *add)
+{
+	struct schedule *s = &in->schedule;
+	struct injection *pick = s->count ? &s->at[below(m, s->count)] : NULL;
+
+	switch (below(m, 8)) {
+	case 0:
+	case 1:
+		if (pick) {
+			move_step(m, pick);
+			return;
+		}
+		break;
+	case 2:
+		if (pick) {
+			change_arg(m, pick);
+			return;
+		}
+		break;
+	case 3:
+		if (pick) {
+			set_kind(m, pick);
+			return;
+		}
+		break;
+	case 4:
+		if (s->count > 1) {
+			remove_injection(m, s);
+			return;
+		}
+		break;
+	case 5:
+		if (add && add->schedule.count) {
+			add_injection(s, add->schedule.at[below(m, add->schedule.count)]);
+			return;
+		}
+		break;
+	case 6:
+		if (below(m, 4) == 0) {
+			in->seed = next_random(m);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	add_injection(s, random_injection(m, s));
+}
+
+size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t len,
+		       const uint8_t *add_buf, size_t add_len, uint8_t **out, size_t max_size)
+{
+	struct exec_input *in = &m->in, *add = &m->add;
+	unsigned int rounds = 1 + below(m, 4);
+
+	if (input_parse(buf, len, in, NULL, 0) < 0)
+		*in = (struct exec_input){.seed = 0, .mode = INPUT_MODE_STEPS};
+	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)
+		add = NULL;
+	for (unsigned int i = 0; i < rounds; i++)
+		mutate_once(m, in, add);
+	while (in->schedule.count &&
+	       INPUT_HEADER_SIZE + in->schedule.count * (size_t)INPUT_RECORD_SIZE > max_size)
+		in->schedule.count--;
+	*out = m->out;
+	return input_encode(in, m->out);
+}
+
+/* --- the AFL++ entry points ------------------------------------------------- */
+
+void *afl_custom_init(void *afl, unsigned int seed)
+{
+	struct schedule_mutator *m = calloc(1, sizeof(*m));
+
+	(void)afl;
+	if (m)
+		m->rng = 0x9e3779b97f4a7c15ull ^ seed;
+	return m;
+}
+
+size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned char **out_buf,
+		       unsigned char *add_buf, size_t add_buf_size, size_t max_size)
+{
+	return schedule_mutate(data, buf, buf_size, add_buf, add_buf_size, out_buf, max_size);
+}
+
+const char *afl_custom_describe(void *data, size_t max_description_len)
+{
+	(void)data;
+	return max_description_len >= 8 ? "schedule" : "";
+}
+
+void afl_custom_deinit(void *data)
+{
+	free(data);
+}

@@ -1,0 +1,95 @@
+/*
+ * The schedule mutator: whatever it is given (valid inputs, noise, a
+ * size limit), every input it makes parses, stays within the limit, and
+ * mutation actually changes inputs; its AFL++ entry points behave.
+ */
+#include "mutators/schedule.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static size_t empty_input(uint8_t *buf)
+{
+	struct exec_input in = {.seed = 0, .mode = INPUT_MODE_STEPS};
+
+	return input_encode(&in, buf);
+}
+
+static void test_mutants_are_always_valid(void **state)
+{
+	void *m = afl_custom_init(NULL, 1);
+	static uint8_t buf[INPUT_MAX_SIZE + 64], add[INPUT_MAX_SIZE];
+	size_t len = empty_input(buf), add_len = empty_input(add);
+	unsigned int changed = 0, max_count = 0;
+
+	(void)state;
+	assert_non_null(m);
+	for (int i = 0; i < 200000; i++) {
+		struct exec_input in;
+		uint8_t *out = NULL;
+		size_t max = i % 7 == 0 ? 16 + 8 * (size_t)(i % 5) : INPUT_MAX_SIZE;
+		size_t n = afl_custom_fuzz(m, buf, len, &out, add, add_len, max);
+		char why[160];
+
+		assert_non_null(out);
+		assert_true(n >= INPUT_HEADER_SIZE && n <= max);
+		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
+			fail_msg("mutant %d rejected: %s", i, why);
+		changed += n != len || memcmp(out, buf, n) != 0;
+		if (in.schedule.count > max_count)
+			max_count = in.schedule.count;
+		if (i % 3 == 0) { /* walk on: the next input is this mutant */
+			memcpy(add, buf, len);
+			add_len = len;
+			memcpy(buf, out, n);
+			len = n;
+		}
+		if (i % 10007 == 0) { /* now and then, noise in */
+			for (size_t j = 0; j < 40; j++)
+				buf[j] = (uint8_t)(j * 37 + (size_t)i);
+			len = 40;
+		}
+	}
+	print_message("200000 mutants valid, %u changed, up to %u injections\n", changed,
+		      max_count);
+	assert_true(changed > 190000);
+	assert_true(max_count >= 10);
+	afl_custom_deinit(m);
+}
+
+static void test_same_seed_same_mutants(void **state)
+{
+	void *a = afl_custom_init(NULL, 42), *b = afl_custom_init(NULL, 42);
+	uint8_t buf[INPUT_MAX_SIZE];
+	size_t len = empty_input(buf);
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		uint8_t *oa, *ob;
+		size_t na = afl_custom_fuzz(a, buf, len, &oa, NULL, 0, INPUT_MAX_SIZE);
+		size_t nb = afl_custom_fuzz(b, buf, len, &ob, NULL, 0, INPUT_MAX_SIZE);
+
+		assert_int_equal(na, nb);
+		assert_memory_equal(oa, ob, na);
+	}
+	assert_string_equal(afl_custom_describe(a, 64), "schedule");
+	afl_custom_deinit(a);
+	afl_custom_deinit(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mutants_are_always_valid),
+		cmocka_unit_test(test_same_seed_same_mutants),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
