@@ -40,7 +40,7 @@ struct run {
 
 static void sh(const char *cmd, struct run *r)
 {
-	char full[4096];
+	char full[9000];
 	FILE *p, *e;
 	int raw;
 	size_t n;
@@ -85,7 +85,7 @@ static void trace_of(const struct run *r, char out[19])
 
 static void write_input(const char *path, const char *injections)
 {
-	char cmd[1024];
+	char cmd[8192];
 	struct run *r = new_run();
 
 	snprintf(cmd, sizeof(cmd),
@@ -216,6 +216,73 @@ static void test_bad_files_are_refused_clearly(void **state)
 	expect_status(r, 2, "not a valid input");
 }
 
+/* A write error (here: a file size limit, as a full disk would) while writing an
+ * artifact: a clear message, the failure still reported, no half file left. */
+static void test_artifact_write_failure_loses_nothing(void **state)
+{
+	struct run *r = new_run();
+	char input[256], cmd[1024];
+
+	(void)state;
+	lost_update_input(input, sizeof(input));
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf " DIR "/full-art && mkdir " DIR "/full-art && (trap '' XFSZ; ulimit -f 1; "
+		 "exec " HARNESS " --artifacts " DIR
+		 "/full-art %s >/dev/null); echo status $? >&2; "
+		 "ls -A " DIR "/full-art",
+		 input);
+	sh(cmd, r);
+	assert_non_null(strstr(r->err, "outcome signal"));
+	assert_non_null(strstr(r->err, "status 1"));
+	assert_non_null(strstr(r->err, "full-art/signal-"));
+	assert_string_equal(r->out, ""); /* nothing left in the directory */
+	print_message("%s", r->err);
+}
+
+/* Runs INPUT on the adversarial race (3 threads, syscalls chosen from data); returns its trace. */
+static void adversarial_trace(const char *input, char trace[19])
+{
+	struct run *r = new_run();
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --artifacts " DIR "/adv-art %s -- /bin/adversarial 300 3", input);
+	sh(cmd, r);
+	expect_status(r, 0, "outcome pass");
+	trace_of(r, trace);
+}
+
+/* Every kind of injection changes the run, and the same input gives the same run. */
+static void test_each_injection_kind_changes_the_run(void **state)
+{
+	/* a reschedule matters only where another thread is runnable: ask at every step */
+	static char resched[4096];
+	const char *const kinds[] = {
+		resched,
+		"{\"step\":40,\"kind\":\"stall\",\"us\":3000}",
+		"{\"step\":40,\"kind\":\"timer-late\",\"us\":3000}",
+	};
+	char base[19], first[19], again[19], path[128];
+	size_t at = 0;
+
+	(void)state;
+	for (int step = 1; step <= 100; step++)
+		at += (size_t)snprintf(resched + at, sizeof(resched) - at,
+				       "%s{\"step\":%d,\"kind\":\"resched\"}", step > 1 ? "," : "",
+				       step);
+	write_input(DIR "/none", "");
+	adversarial_trace(DIR "/none", base);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		snprintf(path, sizeof(path), DIR "/kind%zu", i);
+		write_input(path, kinds[i]);
+		adversarial_trace(path, first);
+		adversarial_trace(path, again);
+		print_message("kind %zu: trace %s (none: %s)\n", i, first, base);
+		assert_string_equal(first, again);
+		assert_string_not_equal(first, base);
+	}
+}
+
 /* --- the forkserver, played as afl-fuzz 4.04c plays it -------------------- */
 
 #define FS_OPT_ENABLED	      0x80000001u
@@ -230,7 +297,11 @@ struct afl_side {
 	int shm_id;
 	uint8_t *map;
 	size_t shm_size, map_size;
+	int fuzz_id;	   /* testcases in shared memory, or -1 */
+	uint8_t *testcase; /* u32 length, then the bytes */
 };
+
+#define SHM_FUZZ_SIZE (1u << 20)
 
 static uint32_t get_word(struct afl_side *a)
 {
@@ -250,7 +321,10 @@ static void start_forkserver(struct afl_side *a, size_t shm_size, const char *ar
 	int ctl[2], st[2];
 	char id[16], cmd[1024];
 
+	char fuzz_id[16];
+
 	a->shm_size = shm_size;
+	snprintf(fuzz_id, sizeof(fuzz_id), "%d", a->fuzz_id);
 	a->shm_id = shmget(IPC_PRIVATE, shm_size, IPC_CREAT | 0600);
 	assert_true(a->shm_id >= 0);
 	a->map = shmat(a->shm_id, NULL, 0);
@@ -270,7 +344,10 @@ static void start_forkserver(struct afl_side *a, size_t shm_size, const char *ar
 		close(st[0]);
 		close(st[1]);
 		setenv("__AFL_SHM_ID", id, 1);
-		unsetenv("__AFL_SHM_FUZZ_ID");
+		if (a->fuzz_id >= 0)
+			setenv("__AFL_SHM_FUZZ_ID", fuzz_id, 1);
+		else
+			unsetenv("__AFL_SHM_FUZZ_ID");
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
@@ -286,8 +363,10 @@ static void hello(struct afl_side *a)
 
 	assert_int_equal(h & FS_OPT_ENABLED, FS_OPT_ENABLED);
 	assert_int_equal(h & FS_OPT_MAPSIZE, FS_OPT_MAPSIZE);
-	assert_int_equal(h & FS_OPT_SHDMEM_FUZZ, 0);
+	assert_int_equal(h & FS_OPT_SHDMEM_FUZZ, a->fuzz_id >= 0 ? FS_OPT_SHDMEM_FUZZ : 0);
 	a->map_size = FS_OPT_GET_MAPSIZE(h);
+	if (a->fuzz_id >= 0)
+		put_word(a, FS_OPT_ENABLED | FS_OPT_SHDMEM_FUZZ); /* afl accepts */
 }
 
 /* One execution: returns the wait status; the map is afl's to read after. */
@@ -323,11 +402,50 @@ static void stop_forkserver(struct afl_side *a)
 	close(a->st);
 	shmdt(a->map);
 	shmctl(a->shm_id, IPC_RMID, NULL);
+	if (a->fuzz_id >= 0) {
+		shmdt(a->testcase);
+		shmctl(a->fuzz_id, IPC_RMID, NULL);
+	}
+}
+
+/* The input file's bytes into afl's testcase shared memory. */
+static void put_testcase(struct afl_side *a, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint32_t len;
+
+	assert_non_null(f);
+	len = (uint32_t)fread(a->testcase + 4, 1, SHM_FUZZ_SIZE - 4, f);
+	fclose(f);
+	memcpy(a->testcase, &len, 4);
+}
+
+static void test_forkserver_shared_memory_testcases(void **state)
+{
+	struct afl_side a = {.fuzz_id = -1};
+	char input[256];
+
+	(void)state;
+	lost_update_input(input, sizeof(input));
+	a.fuzz_id = shmget(IPC_PRIVATE, SHM_FUZZ_SIZE, IPC_CREAT | 0600);
+	assert_true(a.fuzz_id >= 0);
+	a.testcase = shmat(a.fuzz_id, NULL, 0);
+	assert_true(a.testcase != (void *)-1);
+	/* no @@ file: testcases come in shared memory */
+	start_forkserver(&a, 65536, "--artifacts " DIR "/fs-art");
+	hello(&a);
+	put_testcase(&a, "corpus/ledger/empty");
+	assert_int_equal(execute(&a, 0), 0);
+	put_testcase(&a, input);
+	assert_int_equal(WTERMSIG(execute(&a, 0)), SIGABRT);
+	put_testcase(&a, "corpus/ledger/empty");
+	assert_int_equal(execute(&a, 0), 0);
+	stop_forkserver(&a);
 }
 
 static void test_forkserver_protocol(void **state)
 {
-	struct afl_side a;
+	struct afl_side a = {.fuzz_id = -1};
 	char input[256];
 
 	(void)state;
@@ -355,7 +473,7 @@ static void test_forkserver_protocol(void **state)
 
 static void test_forkserver_answers_for_a_guest_that_never_exits(void **state)
 {
-	struct afl_side a;
+	struct afl_side a = {.fuzz_id = -1};
 	int st;
 
 	(void)state;
@@ -425,8 +543,11 @@ int main(void)
 		cmocka_unit_test(test_stall_loses_an_update_and_replays_exactly),
 		cmocka_unit_test(test_replay_names_what_differs),
 		cmocka_unit_test(test_bad_files_are_refused_clearly),
+		cmocka_unit_test(test_each_injection_kind_changes_the_run),
 		cmocka_unit_test(test_forkserver_protocol),
+		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),
+		cmocka_unit_test(test_artifact_write_failure_loses_nothing),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 	};
 
