@@ -17,16 +17,22 @@ GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sle
 	ledger
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
-GUEST_BINS  := $(GUEST_BIN)/rewind-init $(GUEST_PROGS:%=$(GUEST_BIN)/%)
+# The racy example suite (guest/tests/NAME.c): built for counter mode (every
+# basic block counted, guest/runtime/counter.c), installed as /tests/NAME.
+GUEST_TESTS := $(basename $(notdir $(wildcard guest/tests/*.c)))
+GUEST_COUNTER_RT := $(GUEST_OBJ)/runtime/counter.o
+GUEST_BINS  := $(GUEST_BIN)/rewind-init $(GUEST_PROGS:%=$(GUEST_BIN)/%) \
+	$(GUEST_TESTS:%=$(GUEST_BIN)/tests/%)
 GUEST_INITRAMFS := $(BUILD)/guest/initramfs.cpio
 GUEST_ALL   := $(GUEST_INITRAMFS)
 # Kept after linking (make would delete them as intermediate files).
-GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job_file)
+GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job_file \
+	runtime/counter $(GUEST_TESTS:%=tests/%))
 .SECONDARY: $(GUEST_OBJS)
 # Empty mount points in the image.
-GUEST_DIRS  := proc sys dev tmp run rewind
+GUEST_DIRS  := proc sys dev tmp run rewind tests
 
-all: $(GUEST_ALL)
+all: $(GUEST_ALL) $(GUEST_COUNTER_RT)
 
 # musl ships no kernel UAPI headers; vmm/rewind_abi.h needs <linux/types.h>.
 # Only linux/, asm/ and asm-generic/ of linux-libc-dev are exposed, never glibc's.
@@ -48,10 +54,20 @@ $(GUEST_BIN)/%: $(GUEST_OBJ)/%.o $(GUEST_OBJ)/util.o
 	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $^
 $(GUEST_BIN)/rewind-init: $(GUEST_OBJ)/job_file.o
 
+# Counter mode: what guest/rewind-cc does, with the build's flags.
+$(GUEST_OBJ)/tests/%.o: guest/tests/%.c | $(GUEST_INCLUDE)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CPPFLAGS) $(GUEST_CFLAGS) -fsanitize-coverage=trace-pc -c -o $@ $<
+$(GUEST_BIN)/tests/%: $(GUEST_OBJ)/tests/%.o $(GUEST_COUNTER_RT)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $^
+guest: $(GUEST_COUNTER_RT)
+
 $(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk
 	$(BUILD)/bin/rewind-mkinitramfs -o $@ \
 		--file $(GUEST_BIN)/rewind-init:init:0755 \
 		$(foreach p,$(GUEST_PROGS),--file $(GUEST_BIN)/$(p):bin/$(p):0755) \
+		$(foreach t,$(GUEST_TESTS),--file $(GUEST_BIN)/tests/$(t):tests/$(t):0755) \
 		$(foreach d,$(GUEST_DIRS),--dir $(d))
 
 .PHONY: guest

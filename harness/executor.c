@@ -91,6 +91,10 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 	}
 	run_derive_seed(input->seed, vm->cfg.exec_seed);
 	inject_set_schedule(vm, &ex->sorted);
+	/* counter mode: blocks counted, time slices; otherwise the runtime is told to stop */
+	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER;
+	vm->cfg.slice_blocks = ex->cfg.slice_blocks;
+	vm->cfg.block_ns = ex->cfg.block_ns;
 	vm_run(vm);
 	*res = (struct exec_result){.cls = exec_class_of(vm),
 				    .job_steps = vm->steps - vm->ready_step,
@@ -98,7 +102,10 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 				    .job_status = vm->job_status,
 				    .has_job_status = vm->has_job_status,
 				    .injected = vm->injected,
-				    .detail = vm->detail};
+				    .detail = vm->detail,
+				    .counter_missing = input->mode == INPUT_MODE_COUNTER &&
+						       !vm->counter.started,
+				    .blocks = vm->counter.blocks};
 	return res->cls == CLASS_HOST_ERROR ? -EIO : 0;
 }
 
@@ -121,7 +128,9 @@ void exec_result_print(const struct exec_result *res)
 		fprintf(stderr, " (the job exited with %d)", WEXITSTATUS(res->job_status));
 	else if (res->cls != CLASS_PASS)
 		fprintf(stderr, " (%s)", res->detail);
-	fprintf(stderr,
-		" at step %" PRIu64 ", %" PRIu64 " injections applied, trace 0x%016" PRIx64 "\n",
-		res->job_steps, res->injected, res->trace_hash);
+	fprintf(stderr, " at step %" PRIu64 ",", res->job_steps);
+	if (res->blocks)
+		fprintf(stderr, " %" PRIu64 " blocks,", res->blocks);
+	fprintf(stderr, " %" PRIu64 " injections applied, trace 0x%016" PRIx64 "\n", res->injected,
+		res->trace_hash);
 }

@@ -18,6 +18,8 @@
 struct executor_config {
 	struct run_options run; /* kernel, initramfs, command, memory, step budget */
 	uint64_t wall_ms;	/* wall budget of one execution */
+	uint64_t slice_blocks;	/* counter mode: default time slice in blocks */
+	uint64_t block_ns;	/* counter mode: virtual time of a block */
 	FILE *output;		/* guest output as it happens (NULL: kept in the trace only) */
 };
 
@@ -40,8 +42,10 @@ struct exec_result {
 	uint64_t trace_hash; /* XXH3-64 of the whole trace, boot included */
 	int job_status;	     /* wait status, valid if has_job_status */
 	bool has_job_status;
-	uint64_t injected;  /* injections that were applied */
-	const char *detail; /* the VMM's outcome detail */
+	uint64_t injected;    /* injections that were applied */
+	const char *detail;   /* the VMM's outcome detail */
+	bool counter_missing; /* counter mode, but the job never started its counter */
+	uint64_t blocks;      /* counter mode: basic blocks the job ran */
 };
 
 /* "rewind-harness: outcome CLASS (what happened) at step N, ... trace HASH" on stderr. */

@@ -27,13 +27,29 @@ int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harn
 	out->cls = out->res.cls;
 	if (rc < 0)
 		return rc;
+	if (out->res.counter_missing) {
+		/* the job cannot provide the mode: as if the input were invalid */
+		h->rejected++;
+		out->cls = CLASS_REJECTED;
+		snprintf(out->why, sizeof(out->why), "%s", COUNTER_MISSING);
+		h->map[h->map_size - COVERAGE_CLASS_BYTES + CLASS_REJECTED] = 1;
+		return 0;
+	}
 	coverage_add_trace(h->map, h->map_size, &h->ex.vm.trace, h->ex.job_trace_from, out->cls,
 			   out->res.job_status);
 	if (!exec_class_is_failure(out->cls))
 		return 0;
 	h->failures++;
-	if (h->artifact_dir && artifact_write(h->artifact_dir, &h->job, &h->ex, data, len, &input,
-					      &out->res, path, sizeof(path)) == 1) {
+	if (!h->artifact_dir)
+		return 0;
+	rc = artifact_write(h->artifact_dir, &h->job, &h->ex, data, len, &input, &out->res, path,
+			    sizeof(path));
+	if (rc < 0)
+		fprintf(stderr,
+			"rewind-harness: the artifact of this %s was not written (see above); "
+			"the input alone replays it\n",
+			exec_class_name(out->cls));
+	if (rc == 1) {
 		h->artifacts++;
 		if (!h->quiet)
 			fprintf(stderr, "rewind-harness: %s at step %llu: artifact %s\n",

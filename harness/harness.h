@@ -11,6 +11,10 @@
 
 #include <stdbool.h>
 
+#define COUNTER_MISSING                                                                            \
+	"counter mode needs a job built for it (guest/rewind-cc: -fsanitize-coverage=trace-pc "    \
+	"and the counter runtime), and this job never started its counter"
+
 struct harness {
 	struct harness_job job;
 	struct executor ex;

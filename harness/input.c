@@ -20,8 +20,9 @@
 #define REC_RESERVED 5
 #define REC_ARG	     6
 
-#define JSON_FORMAT    "rewind-input"
-#define JSON_MODE_NAME "steps"
+#define JSON_FORMAT "rewind-input"
+static const char *const mode_names[] = {
+	[INPUT_MODE_STEPS] = "steps", [INPUT_MODE_COUNTER] = "counter"};
 
 /* Writes a one-line reason into why (if any) and returns -EINVAL. */
 __attribute__((format(printf, 3, 4))) static int reject(char *why, size_t why_len, const char *fmt,
@@ -94,9 +95,10 @@ static int check_header(const uint8_t *data, size_t len, char *why, size_t why_l
 	if (data[HDR_VERSION] != INPUT_VERSION)
 		return reject(why, why_len, "offset %d: version %u, expected %d", HDR_VERSION,
 			      data[HDR_VERSION], INPUT_VERSION);
-	if (data[HDR_MODE] != INPUT_MODE_STEPS)
-		return reject(why, why_len, "offset %d: unknown mode %u, expected %d (steps)",
-			      HDR_MODE, data[HDR_MODE], INPUT_MODE_STEPS);
+	if (data[HDR_MODE] != INPUT_MODE_STEPS && data[HDR_MODE] != INPUT_MODE_COUNTER)
+		return reject(why, why_len,
+			      "offset %d: unknown mode %u, expected %d (steps) or %d (counter)",
+			      HDR_MODE, data[HDR_MODE], INPUT_MODE_STEPS, INPUT_MODE_COUNTER);
 	reserved = get_le16(data + HDR_RESERVED);
 	if (reserved != 0)
 		return reject(why, why_len, "offset %d: reserved header bytes are 0x%04x, not 0",
@@ -110,8 +112,8 @@ static int check_header(const uint8_t *data, size_t len, char *why, size_t why_l
 	return 0;
 }
 
-/* Checks record i, whose bytes start at rec. */
-static int check_record(const uint8_t *rec, size_t i, char *why, size_t why_len)
+/* Checks record i, whose bytes start at rec, in an input of the given mode. */
+static int check_record(const uint8_t *rec, size_t i, uint8_t mode, char *why, size_t why_len)
 {
 	size_t off = INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE;
 	uint8_t kind = rec[REC_KIND];
@@ -123,9 +125,12 @@ static int check_record(const uint8_t *rec, size_t i, char *why, size_t why_len)
 	if (rec[REC_RESERVED] != 0)
 		return reject(why, why_len, "record %zu (offset %zu): reserved byte is %u, not 0",
 			      i, off + REC_RESERVED, rec[REC_RESERVED]);
-	if (kind == INJECT_RESCHED && arg != 0)
-		return reject(why, why_len, "record %zu (offset %zu): resched with arg %u, not 0",
-			      i, off + REC_ARG, arg);
+	if ((kind == INJECT_RESCHED || kind == INJECT_PREEMPT) && arg != 0)
+		return reject(why, why_len, "record %zu (offset %zu): %s with arg %u, not 0", i,
+			      off + REC_ARG, injection_kind_name(kind), arg);
+	if (kind == INJECT_PREEMPT && mode != INPUT_MODE_COUNTER)
+		return reject(why, why_len, "record %zu (offset %zu): preempt needs counter mode",
+			      i, off + REC_KIND);
 	return 0;
 }
 
@@ -139,8 +144,8 @@ int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *wh
 		return rc;
 	count = (len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE;
 	for (size_t i = 0; i < count; i++) {
-		rc = check_record(data + INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE, i, why,
-				  why_len);
+		rc = check_record(data + INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE, i,
+				  data[HDR_MODE], why, why_len);
 		if (rc)
 			return rc;
 	}
@@ -198,7 +203,9 @@ static cJSON *injection_to_json(const struct injection *inj)
 	if (!kind || (!has_arg(inj->kind) && inj->arg != 0))
 		return NULL;
 	o = cJSON_CreateObject();
-	if (!o || !cJSON_AddNumberToObject(o, "step", inj->step) ||
+	if (!o ||
+	    !cJSON_AddNumberToObject(o, inj->kind == INJECT_PREEMPT ? "block" : "step",
+				     inj->step) ||
 	    !cJSON_AddStringToObject(o, "kind", kind) ||
 	    (has_arg(inj->kind) && !cJSON_AddNumberToObject(o, "us", inj->arg))) {
 		cJSON_Delete(o);
@@ -212,13 +219,14 @@ cJSON *input_to_json(const struct exec_input *in)
 	char seed[sizeof("0x") + 16];
 	cJSON *o, *list;
 
-	if (in->mode != INPUT_MODE_STEPS || in->schedule.count > SCHEDULE_MAX)
+	if (in->mode >= sizeof(mode_names) / sizeof(mode_names[0]) ||
+	    in->schedule.count > SCHEDULE_MAX)
 		return NULL;
 	snprintf(seed, sizeof(seed), "0x%016" PRIx64, in->seed);
 	o = cJSON_CreateObject();
 	if (!o || !cJSON_AddStringToObject(o, "format", JSON_FORMAT) ||
 	    !cJSON_AddNumberToObject(o, "version", INPUT_VERSION) ||
-	    !cJSON_AddStringToObject(o, "mode", JSON_MODE_NAME) ||
+	    !cJSON_AddStringToObject(o, "mode", mode_names[in->mode]) ||
 	    !cJSON_AddStringToObject(o, "seed", seed) ||
 	    !(list = cJSON_AddArrayToObject(o, "injections")))
 		goto fail;
@@ -312,8 +320,8 @@ static int check_members(const cJSON *obj, const char *const *names, size_t n, c
 static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj, char *why,
 			       size_t why_len)
 {
-	static const char *const keys[] = {"step", "kind", "us"};
-	const cJSON *step, *kind, *us;
+	static const char *const keys[] = {"step", "block", "kind", "us"};
+	const cJSON *step, *kind, *us, *block;
 	char where[48];
 	uint32_t v;
 	int rc;
@@ -325,8 +333,19 @@ static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj
 	if (rc)
 		return rc;
 	step = cJSON_GetObjectItemCaseSensitive(o, "step");
+	block = cJSON_GetObjectItemCaseSensitive(o, "block");
 	kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
 	us = cJSON_GetObjectItemCaseSensitive(o, "us");
+	if (cJSON_IsString(kind) && injection_kind_from_name(kind->valuestring) == INJECT_PREEMPT) {
+		if (step)
+			return reject(why, why_len, "%spreempt takes \"block\", not \"step\"",
+				      where);
+		step = block;
+		if (!step)
+			return reject(why, why_len, "%smissing \"block\"", where);
+	} else if (block) {
+		return reject(why, why_len, "%s\"block\" is only for \"preempt\"", where);
+	}
 	if (!step)
 		return reject(why, why_len, "%smissing \"step\"", where);
 	if (!get_uint(step, UINT32_MAX, &v))
@@ -337,7 +356,9 @@ static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj
 		return reject(why, why_len, "%smissing \"kind\"", where);
 	if (!cJSON_IsString(kind) || !injection_kind_from_name(kind->valuestring))
 		return reject(why, why_len,
-			      "%s\"kind\" must be \"resched\", \"stall\" or \"timer-late\"", where);
+			      "%s\"kind\" must be \"resched\", \"stall\", \"timer-late\" or "
+			      "\"preempt\"",
+			      where);
 	inj->kind = (uint8_t)injection_kind_from_name(kind->valuestring);
 	inj->arg = 0;
 	if (!has_arg(inj->kind)) {
@@ -379,12 +400,14 @@ static int header_from_json(const cJSON *json, struct exec_input *out, char *why
 		return reject(why, why_len, "\"format\" must be \"" JSON_FORMAT "\"");
 	if (!get_uint(version, UINT32_MAX, &v) || v != INPUT_VERSION)
 		return reject(why, why_len, "\"version\" must be %d", INPUT_VERSION);
-	if (!cJSON_IsString(mode) || strcmp(mode->valuestring, JSON_MODE_NAME) != 0)
-		return reject(why, why_len, "\"mode\" must be \"" JSON_MODE_NAME "\"");
+	out->mode = cJSON_IsString(mode) && strcmp(mode->valuestring, "counter") == 0
+			    ? INPUT_MODE_COUNTER
+			    : INPUT_MODE_STEPS;
+	if (!cJSON_IsString(mode) || strcmp(mode->valuestring, mode_names[out->mode]) != 0)
+		return reject(why, why_len, "\"mode\" must be \"steps\" or \"counter\"");
 	if (!cJSON_IsString(seed) || !parse_u64(seed->valuestring, &out->seed))
 		return reject(why, why_len,
 			      "\"seed\" must be a string holding a decimal or 0x-hex u64");
-	out->mode = INPUT_MODE_STEPS;
 	return 0;
 }
 
@@ -409,6 +432,12 @@ int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t 
 					 &out.schedule.at[out.schedule.count], why, why_len);
 		if (rc)
 			return rc;
+		if (out.schedule.at[out.schedule.count].kind == INJECT_PREEMPT &&
+		    out.mode != INPUT_MODE_COUNTER)
+			return reject(why, why_len,
+				      "injections[%" PRIu32 "]: preempt needs "
+				      "\"mode\": \"counter\"",
+				      out.schedule.count);
 		out.schedule.count++;
 	}
 	*in = out;

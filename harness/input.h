@@ -6,11 +6,13 @@
  * Binary form, version 1 (all integers little-endian):
  *   0  4  magic "RWSI"
  *   4  1  version, 1
- *   5  1  mode, 0 = injections at exit steps (later versions add modes)
+ *   5  1  mode: 0 = injections at exit steps; 1 = counter mode (the job is
+ *         built with guest/rewind-cc: a default time slice, and `preempt`
+ *         injections at basic blocks)
  *   6  2  reserved, 0
  *   8  8  seed (u64)
  *   16 8n n injection records, 0 <= n <= SCHEDULE_MAX, each:
- *         0 4 step (u32, steps after READY)
+ *         0 4 step (u32, steps after READY; for `preempt`, a basic block)
  *         4 1 kind (enum injection_kind)
  *         5 1 reserved, 0
  *         6 2 arg (u16)
@@ -29,12 +31,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define INPUT_MAGIC	  "RWSI"
-#define INPUT_VERSION	  1
-#define INPUT_HEADER_SIZE 16
-#define INPUT_RECORD_SIZE 8
-#define INPUT_MAX_SIZE	  (INPUT_HEADER_SIZE + INPUT_RECORD_SIZE * SCHEDULE_MAX)
-#define INPUT_MODE_STEPS  0
+#define INPUT_MAGIC	   "RWSI"
+#define INPUT_VERSION	   1
+#define INPUT_HEADER_SIZE  16
+#define INPUT_RECORD_SIZE  8
+#define INPUT_MAX_SIZE	   (INPUT_HEADER_SIZE + INPUT_RECORD_SIZE * SCHEDULE_MAX)
+#define INPUT_MODE_STEPS   0 /* injections at exits only */
+#define INPUT_MODE_COUNTER 1 /* counter mode: an instrumented job, `preempt` at blocks */
 
 struct exec_input {
 	uint64_t seed;

@@ -108,6 +108,8 @@ int job_init_defaults(struct harness_job *job)
 					.step_budget = JOB_DEFAULT_STEP_BUDGET,
 					.stuck_ms = JOB_DEFAULT_STUCK_MS};
 	job->wall_ms = JOB_DEFAULT_WALL_MS;
+	job->slice_blocks = JOB_DEFAULT_SLICE_BLOCKS;
+	job->block_ns = JOB_DEFAULT_BLOCK_NS;
 	rc = build_dir(dir);
 	if (!rc)
 		rc = set_default_path(job, dir, "bzImage", job_set_kernel);
@@ -246,6 +248,10 @@ int job_apply_json(struct harness_job *job, const cJSON *obj, const char *what)
 		rc = json_u64(obj, "stuck_ms", what, 10, 3600000, &job->run.stuck_ms);
 	if (!rc)
 		rc = json_u64(obj, "wall_ms", what, 10, 86400000, &job->wall_ms);
+	if (!rc)
+		rc = json_u64(obj, "slice_blocks", what, 0, 1u << 30, &job->slice_blocks);
+	if (!rc)
+		rc = json_u64(obj, "block_ns", what, 0, 1000, &job->block_ns);
 	job->run.mem_bytes = mem_mib << 20;
 	return rc;
 }
@@ -289,6 +295,8 @@ cJSON *job_to_json(const struct harness_job *job)
 	cJSON_AddNumberToObject(o, "step_budget", (double)job->run.step_budget);
 	cJSON_AddNumberToObject(o, "stuck_ms", (double)job->run.stuck_ms);
 	cJSON_AddNumberToObject(o, "wall_ms", (double)job->wall_ms);
+	cJSON_AddNumberToObject(o, "slice_blocks", (double)job->slice_blocks);
+	cJSON_AddNumberToObject(o, "block_ns", (double)job->block_ns);
 	return o;
 }
 

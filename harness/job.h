@@ -15,16 +15,19 @@
 
 #define JOB_MAX_ARGS 64
 
-#define JOB_DEFAULT_COMMAND	"/bin/ledger"
-#define JOB_DEFAULT_EPOCH_S	1767225600ull /* 2026-01-01T00:00:00Z, as `rewind run` */
-#define JOB_DEFAULT_MEM		(128ull << 20)
-#define JOB_DEFAULT_STEP_BUDGET 100000ull
-#define JOB_DEFAULT_STUCK_MS	2000ull
-#define JOB_DEFAULT_WALL_MS	10000ull
+#define JOB_DEFAULT_COMMAND	 "/bin/ledger"
+#define JOB_DEFAULT_EPOCH_S	 1767225600ull /* 2026-01-01T00:00:00Z, as `rewind run` */
+#define JOB_DEFAULT_MEM		 (128ull << 20)
+#define JOB_DEFAULT_STEP_BUDGET	 100000ull
+#define JOB_DEFAULT_STUCK_MS	 2000ull
+#define JOB_DEFAULT_WALL_MS	 10000ull
+#define JOB_DEFAULT_SLICE_BLOCKS 10000ull /* counter mode: a preemption every N blocks */
+#define JOB_DEFAULT_BLOCK_NS	 1ull	  /* counter mode: virtual time of one block */
 
 struct harness_job {
 	struct run_options run; /* points into the strings below */
 	uint64_t wall_ms;
+	uint64_t slice_blocks, block_ns; /* counter mode */
 	char *kernel, *initramfs;
 	char *argv[JOB_MAX_ARGS + 1];
 	char *adds[RUN_MAX_ADDS];

@@ -18,6 +18,7 @@ struct cli {
 	enum mode mode;
 	const char *file; /* the input, artifact or JSON file */
 	const char *output;
+	const char *trace_path; /* one-shot run: write the event trace here */
 	const char *artifact_dir;
 	const char *kernel, *initramfs;
 	size_t map_size;
@@ -60,6 +61,7 @@ static void usage(FILE *to)
 		"\n"
 		"Fuzzing:\n"
 		"  --artifacts DIR     where crash artifacts go (default: rewind-crashes)\n"
+		"  --trace FILE        (one input) write its event trace (RWTRACE1, vmm/trace.h)\n"
 		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
 		"  -v, --verbose       show the guest kernel's console\n"
 		"\n"
@@ -97,6 +99,7 @@ enum {
 	OPT_REPLAY,
 	OPT_TO_JSON,
 	OPT_FROM_JSON,
+	OPT_TRACE,
 };
 
 static const struct option long_options[] = {
@@ -113,6 +116,7 @@ static const struct option long_options[] = {
 	{"replay", required_argument, NULL, OPT_REPLAY},
 	{"to-json", required_argument, NULL, OPT_TO_JSON},
 	{"from-json", required_argument, NULL, OPT_FROM_JSON},
+	{"trace", required_argument, NULL, OPT_TRACE},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -177,6 +181,9 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		return set_mode(c, MODE_FROM_JSON, arg);
 	case 'o':
 		c->output = arg;
+		return 0;
+	case OPT_TRACE:
+		c->trace_path = arg;
 		return 0;
 	case 'v':
 		c->job.run.verbose = true;
@@ -282,8 +289,11 @@ static int from_json(const char *path, const char *out)
 
 static int open_harness(struct harness *h, struct cli *c, FILE *output)
 {
-	struct executor_config cfg = {
-		.run = c->job.run, .wall_ms = c->job.wall_ms, .output = output};
+	struct executor_config cfg = {.run = c->job.run,
+				      .wall_ms = c->job.wall_ms,
+				      .slice_blocks = c->job.slice_blocks,
+				      .block_ns = c->job.block_ns,
+				      .output = output};
 
 	h->job = c->job;
 	h->map_size = c->map_size;
@@ -292,7 +302,7 @@ static int open_harness(struct harness *h, struct cli *c, FILE *output)
 }
 
 /* One input, not under afl-fuzz: its output, its outcome, an artifact if it fails. */
-static int run_once(struct harness *h, const char *path)
+static int run_once(struct harness *h, const char *path, const char *trace_path)
 {
 	static uint8_t map[COVERAGE_MAX_SIZE];
 	struct harness_exec e;
@@ -308,11 +318,17 @@ static int run_once(struct harness *h, const char *path)
 	fflush(stdout);
 	if (rc < 0)
 		return 64;
+	if (e.res.counter_missing) {
+		rw_err("%s", COUNTER_MISSING);
+		return 64;
+	}
 	if (e.cls == CLASS_REJECTED) {
 		rw_err("%s is not a valid input: %s", path, e.why);
 		return 2;
 	}
 	exec_result_print(&e.res);
+	if (trace_path && trace_write(&h->ex.vm.trace, trace_path) < 0)
+		return 64;
 	return exec_class_is_failure(e.cls) ? 1 : 0;
 }
 
@@ -331,7 +347,7 @@ static int fuzz_or_run(struct cli *c)
 		executor_close(&h.ex);
 		return 64;
 	}
-	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file);
+	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file, c->trace_path);
 	executor_close(&h.ex);
 	return rc;
 }

@@ -2,6 +2,7 @@
 
 #include "harness/artifact.h"
 #include "harness/executor.h"
+#include "harness/harness.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
 
@@ -133,7 +134,11 @@ static int load_case(const char *path, const struct replay_options *opt, struct 
 static int run_case(struct replay_case *c, const struct replay_options *opt)
 {
 	const struct harness_job *job = c->is_artifact ? &c->job : opt->job;
-	struct executor_config cfg = {.run = job->run, .wall_ms = job->wall_ms, .output = stdout};
+	struct executor_config cfg = {.run = job->run,
+				      .wall_ms = job->wall_ms,
+				      .slice_blocks = job->slice_blocks,
+				      .block_ns = job->block_ns,
+				      .output = stdout};
 	struct executor ex;
 	struct exec_result res, again;
 	struct run_identity here;
@@ -144,6 +149,11 @@ static int run_case(struct replay_case *c, const struct replay_options *opt)
 		return REPLAY_SETUP;
 	}
 	fflush(stdout);
+	if (res.counter_missing) {
+		rw_err("%s", COUNTER_MISSING);
+		executor_close(&ex);
+		return REPLAY_SETUP;
+	}
 	exec_result_print(&res);
 	if (c->is_artifact) {
 		run_identity_of(&ex, &here);

@@ -21,7 +21,8 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 					  1000, 2000, 5000, 10000, 20000, 40000, 65535};
 #define N_INTERESTING (sizeof(interesting_us) / sizeof(interesting_us[0]))
 
-#define STEP_HORIZON 32 /* new injections land up to this far past the last one */
+#define STEP_HORIZON  32   /* new injections land up to this far past the last one */
+#define BLOCK_HORIZON 4096 /* the same for preemptions at blocks (counter mode) */
 
 static uint64_t next_random(struct schedule_mutator *m)
 {
@@ -54,24 +55,56 @@ static uint32_t last_step(const struct schedule *s)
 	return last;
 }
 
-static struct injection random_injection(struct schedule_mutator *m, const struct schedule *s)
+/* A kind the input's mode allows: `preempt` only in counter mode. */
+static uint8_t random_kind(struct schedule_mutator *m, uint8_t mode)
 {
-	struct injection inj = {.kind = (uint8_t)(INJECT_RESCHED + below(m, INJECT_KIND_END - 1))};
+	uint32_t kinds = mode == INPUT_MODE_COUNTER ? INJECT_KIND_END - 1 : INJECT_PREEMPT - 1;
 
-	inj.step = below(m, last_step(s) + STEP_HORIZON);
-	inj.arg = inj.kind == INJECT_RESCHED ? 0 : random_us(m);
+	/* counter mode: half of the new injections are preemptions at a block */
+	if (mode == INPUT_MODE_COUNTER && below(m, 2))
+		return INJECT_PREEMPT;
+	return (uint8_t)(INJECT_RESCHED + below(m, kinds));
+}
+
+static uint16_t random_arg(struct schedule_mutator *m, uint8_t kind)
+{
+	return kind == INJECT_RESCHED || kind == INJECT_PREEMPT ? 0 : random_us(m);
+}
+
+/* A block anywhere from the job's start to well past the last preemption. */
+static uint32_t random_block(struct schedule_mutator *m, const struct schedule *s)
+{
+	uint32_t last = 0;
+
+	for (uint32_t i = 0; i < s->count; i++)
+		if (s->at[i].kind == INJECT_PREEMPT && s->at[i].step > last)
+			last = s->at[i].step;
+	return below(m, 2) ? below(m, last + BLOCK_HORIZON) : below(m, 1u << below(m, 24));
+}
+
+static struct injection random_injection(struct schedule_mutator *m, uint8_t mode,
+					 const struct schedule *s)
+{
+	struct injection inj = {.kind = random_kind(m, mode)};
+
+	inj.step = inj.kind == INJECT_PREEMPT ? random_block(m, s)
+					      : below(m, last_step(s) + STEP_HORIZON);
+	inj.arg = random_arg(m, inj.kind);
 	return inj;
 }
 
-static void set_kind(struct schedule_mutator *m, struct injection *inj)
+static void set_kind(struct schedule_mutator *m, uint8_t mode, struct injection *inj)
 {
-	inj->kind = (uint8_t)(INJECT_RESCHED + below(m, INJECT_KIND_END - 1));
-	inj->arg = inj->kind == INJECT_RESCHED ? 0 : random_us(m);
+	inj->kind = random_kind(m, mode);
+	inj->arg = random_arg(m, inj->kind);
 }
 
 static void move_step(struct schedule_mutator *m, struct injection *inj)
 {
-	int32_t delta = (int32_t)below(m, 8) + 1;
+	/* steps move by a few, blocks by up to a few thousand */
+	int32_t delta = (int32_t)(inj->kind == INJECT_PREEMPT ? below(m, 1u << below(m, 12))
+							      : below(m, 8)) +
+			1;
 
 	if (below(m, 2))
 		delta = -delta;
@@ -81,10 +114,10 @@ static void move_step(struct schedule_mutator *m, struct injection *inj)
 		inj->step += (uint32_t)delta;
 }
 
-static void change_arg(struct schedule_mutator *m, struct injection *inj)
+static void change_arg(struct schedule_mutator *m, uint8_t mode, struct injection *inj)
 {
-	if (inj->kind == INJECT_RESCHED) {
-		set_kind(m, inj);
+	if (inj->kind == INJECT_RESCHED || inj->kind == INJECT_PREEMPT) {
+		set_kind(m, mode, inj);
 		return;
 	}
 	switch (below(m, 3)) {
@@ -130,13 +163,13 @@ static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 		break;
 	case 2:
 		if (pick) {
-			change_arg(m, pick);
+			change_arg(m, in->mode, pick);
 			return;
 		}
 		break;
 	case 3:
 		if (pick) {
-			set_kind(m, pick);
+			set_kind(m, in->mode, pick);
 			return;
 		}
 		break;
@@ -148,8 +181,12 @@ static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 		break;
 	case 5:
 		if (add && add->schedule.count) {
-			add_injection(s, add->schedule.at[below(m, add->schedule.count)]);
-			return;
+			struct injection inj = add->schedule.at[below(m, add->schedule.count)];
+
+			if (inj.kind != INJECT_PREEMPT || in->mode == INPUT_MODE_COUNTER) {
+				add_injection(s, inj);
+				return;
+			}
 		}
 		break;
 	case 6:
@@ -161,7 +198,7 @@ static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 	default:
 		break;
 	}
-	add_injection(s, random_injection(m, s));
+	add_injection(s, random_injection(m, in->mode, s));
 }
 
 size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t len,

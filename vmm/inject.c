@@ -12,6 +12,7 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s)
 	vm->schedule_next = 0;
 	vm->timer_late_ns = 0;
 	vm->injected = 0;
+	vm->counter = (struct vm_counter){.started = false};
 }
 
 static void stall_running_task(struct vm *vm, uint16_t us)
@@ -49,7 +50,13 @@ void inject_due(struct vm *vm)
 
 	if (!s || !vm->ready_step)
 		return;
+	/* `preempt` injections count blocks, not steps: vmm/counter.c takes them */
 	while (vm->schedule_next < s->count && vm->outcome == VM_RUNNING &&
-	       vm->ready_step + s->at[vm->schedule_next].step <= vm->steps)
-		apply(vm, &s->at[vm->schedule_next++]);
+	       (s->at[vm->schedule_next].kind == INJECT_PREEMPT ||
+		vm->ready_step + s->at[vm->schedule_next].step <= vm->steps)) {
+		const struct injection *inj = &s->at[vm->schedule_next++];
+
+		if (inj->kind != INJECT_PREEMPT)
+			apply(vm, inj);
+	}
 }

@@ -55,7 +55,12 @@ enum rewind_port {
 	/* value ignored; the context-switch ring in struct rewind_shared is
 	 * full: the VMM takes every record in it (switch_tail = switch_head) */
 	REWIND_PORT_SWITCHES = REWIND_PORT(8),
-	REWIND_PORT_END = REWIND_PORT(9)
+	/* INL from an instrumented user program (guest/runtime/counter.c, the
+	 * software counter): its countdown of executed basic blocks reached 0,
+	 * or, on its first read, it starts counting. Returns the next countdown
+	 * (at least 1): the VMM preempts the program exactly where it asked */
+	REWIND_PORT_COUNTER = REWIND_PORT(9),
+	REWIND_PORT_END = REWIND_PORT(10)
 };
 #define REWIND_SEED_WORDS 8
 #define REWIND_PORT_SPAN  (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */

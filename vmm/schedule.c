@@ -8,6 +8,7 @@ static const char *const kind_names[INJECT_KIND_END] = {
 	[INJECT_RESCHED] = "resched",
 	[INJECT_STALL] = "stall",
 	[INJECT_TIMER_LATE] = "timer-late",
+	[INJECT_PREEMPT] = "preempt",
 };
 
 const char *injection_kind_name(unsigned int kind)

@@ -20,11 +20,12 @@ enum injection_kind {
 	INJECT_RESCHED = 1, /* preempt the running task now; arg must be 0 */
 	INJECT_STALL = 2,   /* hold the running task arg µs when it next returns to user space */
 	INJECT_TIMER_LATE = 3, /* the next timer interrupt fires arg µs late */
+	INJECT_PREEMPT = 4,    /* counter mode: preempt after basic block `step`; arg must be 0 */
 	INJECT_KIND_END
 };
 
 struct injection {
-	uint32_t step; /* steps after READY */
+	uint32_t step; /* steps after READY; for INJECT_PREEMPT, basic blocks since the job began */
 	uint16_t arg;  /* µs for STALL and TIMER_LATE */
 	uint8_t kind;  /* enum injection_kind */
 };

@@ -92,14 +92,16 @@ static void handle_io(struct vm *vm)
 	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 	uint32_t value = 0;
 
-	if (run->io.port == REWIND_PORT_SEED && run->io.direction == KVM_EXIT_IO_IN &&
-	    run->io.size == 4 && run->io.count == 1) {
-		value = ports_read_seed(vm);
+	bool is_read = run->io.port == REWIND_PORT_SEED || run->io.port == REWIND_PORT_COUNTER;
+
+	if (is_read && run->io.direction == KVM_EXIT_IO_IN && run->io.size == 4 &&
+	    run->io.count == 1) {
+		value = run->io.port == REWIND_PORT_SEED ? ports_read_seed(vm) : counter_read(vm);
 		memcpy(data, &value, sizeof(value));
 		return;
 	}
 	if (run->io.port < REWIND_PORT_BASE || run->io.port >= REWIND_PORT_END ||
-	    (run->io.port - REWIND_PORT_BASE) % 4 != 0 || run->io.port == REWIND_PORT_SEED ||
+	    (run->io.port - REWIND_PORT_BASE) % 4 != 0 || is_read ||
 	    run->io.direction != KVM_EXIT_IO_OUT || run->io.size != 4 || run->io.count != 1) {
 		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
 			  run->io.direction == KVM_EXIT_IO_OUT ? "write" : "read", run->io.size,

@@ -32,16 +32,32 @@ enum vm_outcome {
 
 struct vm_config {
 	uint64_t ram_size;
-	uint64_t epoch_ns;    /* wall clock at power-on */
-	uint64_t quantum_ns;  /* virtual time per step */
-	uint64_t step_budget; /* 0 = unlimited */
-	uint64_t stuck_ms;    /* wall time allowed between two exits */
-	uint64_t wall_ms;     /* wall time allowed for one vm_run (0 = unlimited) */
-	FILE *output;	      /* guest program output goes here as it happens */
-	FILE *console;	      /* kernel console text goes here (NULL: kept in trace only) */
+	uint64_t epoch_ns;     /* wall clock at power-on */
+	uint64_t quantum_ns;   /* virtual time per step */
+	uint64_t step_budget;  /* 0 = unlimited */
+	uint64_t stuck_ms;     /* wall time allowed between two exits */
+	bool counter_mode;     /* an instrumented job counts blocks; else it is told to stop */
+	uint64_t slice_blocks; /* counter mode: preempt every N blocks (0: never) */
+	uint64_t block_ns;     /* counter mode: virtual time a basic block costs */
+	uint64_t wall_ms;      /* wall time allowed for one vm_run (0 = unlimited) */
+	FILE *output;	       /* guest program output goes here as it happens */
+	FILE *console;	       /* kernel console text goes here (NULL: kept in trace only) */
 	uint32_t exec_seed[REWIND_SEED_WORDS]; /* read by the guest after READY */
 	bool stop_at_ready;		       /* vm_run returns at READY (for a keyframe) */
 	bool track_dirty;		       /* dirty logging on guest RAM, for keyframes */
+};
+
+/*
+ * The software counter of an instrumented job (vmm/counter.c): basic blocks
+ * counted by the guest runtime, which reads REWIND_PORT_COUNTER each time
+ * the countdown the VMM handed out runs down.
+ */
+struct vm_counter {
+	bool started;	      /* the job's runtime made its first read */
+	uint64_t blocks;      /* blocks run up to the last read */
+	uint32_t armed;	      /* the countdown handed out at the last read */
+	uint64_t slice_start; /* blocks at the last preemption (time slice) */
+	uint32_t next;	      /* first block injection not applied yet (in vm->schedule) */
 };
 
 struct vm {
@@ -63,7 +79,8 @@ struct vm {
 	uint32_t schedule_next; /* first injection not applied yet */
 	uint64_t timer_late_ns; /* the next timer fires this much late */
 	uint64_t injected;	/* injections applied so far */
-	char detail[256];	/* human-readable outcome detail */
+	struct vm_counter counter;
+	char detail[256]; /* human-readable outcome detail */
 };
 
 /* Creates the KVM machine (RAM, APIC, vCPU, CPU model). */
@@ -100,5 +117,8 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s);
 
 /* Applies every injection due at the current step, before the guest re-enters. */
 void inject_due(struct vm *vm);
+
+/* The instrumented job's counter ran down (or starts): returns its next countdown. */
+uint32_t counter_read(struct vm *vm);
 
 #endif

@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "vmm/trace.h"
+
 #define HARNESS	    "build/tests/rewind-harness-asan"
 #define HARNESS_AFL "build/bin/rewind-harness" /* afl-fuzz runs the plain build */
 #define DIR	    "build/test-harness"
@@ -235,6 +237,7 @@ static void test_artifact_write_failure_loses_nothing(void **state)
 	assert_non_null(strstr(r->err, "outcome signal"));
 	assert_non_null(strstr(r->err, "status 1"));
 	assert_non_null(strstr(r->err, "full-art/signal-"));
+	assert_non_null(strstr(r->err, "was not written"));
 	assert_string_equal(r->out, ""); /* nothing left in the directory */
 	print_message("%s", r->err);
 }
@@ -281,6 +284,101 @@ static void test_each_injection_kind_changes_the_run(void **state)
 		assert_string_equal(first, again);
 		assert_string_not_equal(first, base);
 	}
+}
+
+/* --- counter mode ----------------------------------------------------------- */
+
+static void write_counter_input(const char *path, const char *injections)
+{
+	char cmd[2048];
+	struct run *r = new_run();
+
+	snprintf(cmd, sizeof(cmd),
+		 "printf '%%s' '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"counter\","
+		 "\"seed\":\"0x0\",\"injections\":[%s]}' >%s.json && " HARNESS
+		 " --from-json %s.json -o %s",
+		 injections, path, path, path);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+}
+
+/* The blocks at which the trace file at path records a preemption (TRACE_PREEMPT). */
+static size_t preempts_in_trace(const char *path, uint64_t *blocks, uint64_t *why, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	struct trace_record rec;
+	char magic[8];
+	size_t n = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fread(magic, 1, 8, f), 8);
+	assert_memory_equal(magic, TRACE_MAGIC, 8);
+	while (fread(&rec, sizeof(rec), 1, f) == 1) {
+		if (rec.type == TRACE_PREEMPT && n < max) {
+			blocks[n] = rec.args[0];
+			why[n++] = rec.args[1];
+		}
+		assert_int_equal(fseek(f, rec.len, SEEK_CUR), 0);
+	}
+	fclose(f);
+	return n;
+}
+
+/* A preemption placed at block B lands at B, every run, and the run repeats exactly. */
+static void test_counter_preemption_lands_exactly(void **state)
+{
+	static const uint64_t want[] = {100, 250};
+	struct run *a = new_run(), *b = new_run();
+	uint64_t blocks[64], why[64];
+	char ta[19], tb[19];
+	size_t n, injected = 0;
+
+	(void)state;
+	write_counter_input(DIR "/preempt", "{\"block\":100,\"kind\":\"preempt\"},"
+					    "{\"block\":250,\"kind\":\"preempt\"}");
+	sh(HARNESS " --trace " DIR "/preempt-a.trace " DIR "/preempt -- /tests/lost_update", a);
+	sh(HARNESS " --trace " DIR "/preempt-b.trace " DIR "/preempt -- /tests/lost_update", b);
+	print_message("%s", a->err);
+	trace_of(a, ta);
+	trace_of(b, tb);
+	assert_string_equal(ta, tb);
+	assert_int_equal(a->status, b->status);
+	n = preempts_in_trace(DIR "/preempt-a.trace", blocks, why, 64);
+	for (size_t i = 0; i < n; i++) {
+		print_message("preempted at block %llu (%s)\n", (unsigned long long)blocks[i],
+			      why[i] ? "time slice" : "injection");
+		if (why[i] == 0) {
+			assert_true(injected < 2);
+			assert_int_equal(blocks[i], want[injected]);
+			injected++;
+		}
+	}
+	assert_int_equal(injected, 2);
+}
+
+/* A thread spinning on a flag: stuck in exit mode, let go by time slices in counter mode. */
+static void test_spinning_in_both_modes(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " --stuck-ms 1000 corpus/ledger/empty -- /tests/spin_wait", r);
+	expect_status(r, 1, "outcome stuck (stuck in user space at RIP");
+	write_counter_input(DIR "/counter-empty", "");
+	sh(HARNESS " " DIR "/counter-empty -- /tests/spin_wait", r);
+	expect_status(r, 0, "outcome pass");
+	assert_non_null(strstr(r->out, "spin_wait: the flag came after some spins"));
+	assert_non_null(strstr(r->err, " blocks,"));
+}
+
+static void test_counter_mode_needs_an_instrumented_job(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	write_counter_input(DIR "/counter-empty", "");
+	sh(HARNESS " " DIR "/counter-empty", r); /* the ledger is built without the counter */
+	expect_status(r, 64, "counter mode needs a job built for it");
 }
 
 /* --- the forkserver, played as afl-fuzz 4.04c plays it -------------------- */
@@ -544,6 +642,9 @@ int main(void)
 		cmocka_unit_test(test_replay_names_what_differs),
 		cmocka_unit_test(test_bad_files_are_refused_clearly),
 		cmocka_unit_test(test_each_injection_kind_changes_the_run),
+		cmocka_unit_test(test_counter_preemption_lands_exactly),
+		cmocka_unit_test(test_spinning_in_both_modes),
+		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),

@@ -248,8 +248,8 @@ static void test_parse_rejections(void **state)
 
 	/* mode */
 	header(buf, 1);
-	buf[5] = 1;
-	expect_reject(buf, len, "offset 5: unknown mode 1, expected 0 (steps)");
+	buf[5] = 2;
+	expect_reject(buf, len, "offset 5: unknown mode 2, expected 0 (steps) or 1 (counter)");
 
 	/* reserved header bytes, each of the two */
 	header(buf, 1);
@@ -283,7 +283,7 @@ static void test_parse_rejections(void **state)
 	len = record(buf, 2, 3, 0, 0, 0);
 	expect_reject(buf, len, "record 2 (offset 36): unknown kind 0");
 	record(buf, 2, 3, INJECT_KIND_END, 0, 0);
-	expect_reject(buf, len, "record 2 (offset 36): unknown kind 4");
+	expect_reject(buf, len, "record 2 (offset 36): unknown kind 5");
 	record(buf, 2, 3, 255, 0, 0);
 	expect_reject(buf, len, "record 2 (offset 36): unknown kind 255");
 
@@ -437,7 +437,7 @@ static void test_json_from_binary(void **state)
 	cJSON_free(text);
 
 	/* what the JSON form cannot hold is refused, not silently changed */
-	in.mode = 1;
+	in.mode = 2;
 	assert_null(input_to_json(&in));
 	in.mode = INPUT_MODE_STEPS;
 	in.schedule.count = 1;
@@ -579,7 +579,8 @@ static void test_json_rejections(void **state)
 	/* kind */
 	expect_json_reject(
 		"\"1\"", "{\"step\":1,\"kind\":\"yield\"}", "",
-		"injections[0]: \"kind\" must be \"resched\", \"stall\" or \"timer-late\"");
+		"injections[0]: \"kind\" must be \"resched\", \"stall\", \"timer-late\" or "
+		"\"preempt\"");
 	expect_json_reject("\"1\"", "{\"step\":1,\"kind\":2,\"us\":1}", "", "\"kind\" must be");
 	expect_json_reject("\"1\"", "{\"step\":1}", "", "injections[0]: missing \"kind\"");
 
@@ -678,12 +679,14 @@ static bool oracle_valid(const uint8_t *d, size_t len)
 {
 	if (len < 16 || (len - 16) / 8 > 256)
 		return false;
-	if (memcmp(d, "RWSI", 4) != 0 || d[4] != 1 || d[5] != 0 || d[6] != 0 || d[7] != 0)
+	if (memcmp(d, "RWSI", 4) != 0 || d[4] != 1 || d[5] > 1 || d[6] != 0 || d[7] != 0)
 		return false;
 	for (size_t o = 16; o + 8 <= len; o += 8) {
-		if (d[o + 4] < 1 || d[o + 4] > 3 || d[o + 5] != 0)
+		if (d[o + 4] < 1 || d[o + 4] > 4 || d[o + 5] != 0)
 			return false;
-		if (d[o + 4] == 1 && (d[o + 6] != 0 || d[o + 7] != 0))
+		if ((d[o + 4] == 1 || d[o + 4] == 4) && (d[o + 6] != 0 || d[o + 7] != 0))
+			return false;
+		if (d[o + 4] == 4 && d[5] != 1) /* preempt: counter mode only */
 			return false;
 	}
 	return true;
@@ -791,15 +794,51 @@ static void test_random_inputs(void **state)
 	assert_true(rejected > 40000);
 }
 
+/* Counter mode: `preempt` at a block, only there, with its JSON form. */
+static void test_counter_mode(void **state)
+{
+	static const char json[] = "{\"format\":\"rewind-input\",\"version\":1,\"mode\":"
+				   "\"counter\",\"seed\":\"0x0000000000000007\",\"injections\":"
+				   "[{\"block\":1234,\"kind\":\"preempt\"},{\"step\":3,\"kind\":"
+				   "\"resched\"}]}";
+	struct exec_input in;
+	uint8_t buf[INPUT_MAX_SIZE];
+	char why[WHY_LEN], *text;
+	cJSON *parsed = cJSON_Parse(json);
+	size_t len;
+
+	(void)state;
+	assert_non_null(parsed);
+	assert_int_equal(input_from_json(parsed, &in, why, sizeof(why)), 0);
+	cJSON_Delete(parsed);
+	assert_int_equal(in.mode, INPUT_MODE_COUNTER);
+	assert_int_equal(in.schedule.at[0].kind, INJECT_PREEMPT);
+	assert_int_equal(in.schedule.at[0].step, 1234);
+	len = input_encode(&in, buf);
+	assert_int_equal(input_parse(buf, len, &in, why, sizeof(why)), 0);
+	parsed = input_to_json(&in);
+	text = cJSON_PrintUnformatted(parsed);
+	cJSON_Delete(parsed);
+	assert_string_equal(text, json);
+	cJSON_free(text);
+	/* preempt needs counter mode, and takes no argument */
+	buf[5] = INPUT_MODE_STEPS;
+	expect_reject(buf, len, "record 0 (offset 20): preempt needs counter mode");
+	buf[5] = INPUT_MODE_COUNTER;
+	buf[22] = 1;
+	expect_reject(buf, len, "record 0 (offset 22): preempt with arg 1, not 0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kind_names),	 cmocka_unit_test(test_sort_stable),
-		cmocka_unit_test(test_sort_full),	 cmocka_unit_test(test_parse_all_kinds),
-		cmocka_unit_test(test_parse_sizes),	 cmocka_unit_test(test_parse_rejections),
-		cmocka_unit_test(test_reason_buffer),	 cmocka_unit_test(test_encode_round_trip),
-		cmocka_unit_test(test_json_from_binary), cmocka_unit_test(test_json_to_binary),
-		cmocka_unit_test(test_json_rejections),	 cmocka_unit_test(test_random_inputs),
+		cmocka_unit_test(test_counter_mode),	  cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_sort_stable),	  cmocka_unit_test(test_sort_full),
+		cmocka_unit_test(test_parse_all_kinds),	  cmocka_unit_test(test_parse_sizes),
+		cmocka_unit_test(test_parse_rejections),  cmocka_unit_test(test_reason_buffer),
+		cmocka_unit_test(test_encode_round_trip), cmocka_unit_test(test_json_from_binary),
+		cmocka_unit_test(test_json_to_binary),	  cmocka_unit_test(test_json_rejections),
+		cmocka_unit_test(test_random_inputs),
 	};
 
 	return cmocka_run_group_tests_name("input", tests, NULL, NULL);

@@ -84,11 +84,41 @@ static void test_same_seed_same_mutants(void **state)
 	afl_custom_deinit(b);
 }
 
+/* Counter mode: preemptions at blocks appear, and every mutant stays valid. */
+static void test_counter_mode_mutants(void **state)
+{
+	void *m = afl_custom_init(NULL, 9);
+	struct exec_input in = {.seed = 0, .mode = INPUT_MODE_COUNTER};
+	static uint8_t buf[INPUT_MAX_SIZE];
+	size_t len = input_encode(&in, buf);
+	unsigned int preempts = 0;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		uint8_t *out;
+		size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		char why[160];
+
+		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
+			fail_msg("mutant %d rejected: %s", i, why);
+		assert_int_equal(in.mode, INPUT_MODE_COUNTER);
+		for (uint32_t k = 0; k < in.schedule.count; k++)
+			preempts += in.schedule.at[k].kind == INJECT_PREEMPT;
+		if (i % 2 == 0 && n < 400) {
+			memcpy(buf, out, n);
+			len = n;
+		}
+	}
+	assert_true(preempts > 1000);
+	afl_custom_deinit(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mutants_are_always_valid),
 		cmocka_unit_test(test_same_seed_same_mutants),
+		cmocka_unit_test(test_counter_mode_mutants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,89 @@
+/*
+ * The software counter: precise preemption of CPU-bound code without a PMU.
+ * A test program built with gcc's -fsanitize-coverage=trace-pc and the guest
+ * runtime (guest/runtime/counter.c) decrements a countdown in every basic
+ * block and reads REWIND_PORT_COUNTER when it reaches zero. The VMM hands
+ * out countdowns that end exactly at the next block where it wants a
+ * preemption: the next `preempt` injection of the schedule, or the end of
+ * the default time slice. At that read the VMM adds the blocks' virtual time
+ * and raises the reschedule request, which the guest takes right after the
+ * read returns: the preemption lands at that block on every run.
+ */
+#include "vmm/vm.h"
+
+#define COUNTDOWN_MAX (1u << 24) /* read at least this often: virtual time moves */
+
+/* The block of the next `preempt` injection after the current count, or UINT64_MAX. */
+static uint64_t next_preempt(const struct vm *vm)
+{
+	const struct schedule *s = vm->schedule;
+
+	for (uint32_t i = vm->counter.next; s && i < s->count; i++)
+		if (s->at[i].kind == INJECT_PREEMPT)
+			return s->at[i].step;
+	return UINT64_MAX;
+}
+
+static void trace_preempt(struct vm *vm, uint64_t why)
+{
+	struct trace_record rec = {
+		.step = vm->steps, .type = TRACE_PREEMPT, .args = {vm->counter.blocks, why}};
+
+	trace_append(&vm->trace, &rec, NULL);
+}
+
+/* Applies the `preempt` injections at the current count (and skips ones already past). */
+static bool take_preempts(struct vm *vm)
+{
+	const struct schedule *s = vm->schedule;
+	bool due = false;
+
+	for (; s && vm->counter.next < s->count; vm->counter.next++) {
+		const struct injection *inj = &s->at[vm->counter.next];
+
+		if (inj->kind != INJECT_PREEMPT)
+			continue;
+		if (inj->step > vm->counter.blocks)
+			break;
+		due = true;
+		vm->injected++;
+	}
+	return due;
+}
+
+uint32_t counter_read(struct vm *vm)
+{
+	struct vm_counter *c = &vm->counter;
+	uint64_t until, slice_end;
+	bool preempt = false;
+
+	if (!vm->cfg.counter_mode) {
+		c->started = true; /* noticed, and told to stop: exit mode ignores blocks */
+		return 0;
+	}
+
+	if (c->started) {
+		c->blocks += c->armed;
+		vclock_advance(&vm->clock, c->armed * vm->cfg.block_ns);
+	}
+	c->started = true;
+	if (take_preempts(vm)) {
+		trace_preempt(vm, 0);
+		preempt = true;
+	} else if (vm->cfg.slice_blocks && c->blocks >= c->slice_start + vm->cfg.slice_blocks) {
+		trace_preempt(vm, 1);
+		preempt = true;
+	}
+	if (preempt) {
+		c->slice_start = c->blocks;
+		vm_raise(vm, REWIND_PENDING_RESCHED);
+	}
+	until = c->blocks + COUNTDOWN_MAX;
+	slice_end = c->slice_start + vm->cfg.slice_blocks;
+	if (vm->cfg.slice_blocks && slice_end < until)
+		until = slice_end;
+	if (next_preempt(vm) < until)
+		until = next_preempt(vm);
+	c->armed = until > c->blocks ? (uint32_t)(until - c->blocks) : 1;
+	return c->armed;
+}
