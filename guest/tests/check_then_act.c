@@ -26,10 +26,11 @@
  * finds no free slot (impossible without the bug: there is one slot per
  * session) aborts too.
  *
- * Natively (2 cores) the threads could also meet by running in parallel,
- * but each scan takes well under a microsecond and the worker starts
- * running tens of microseconds after pthread_create() returns: NATIVE
- * (`bench/native-runs 1000 guest/tests/check_then_act.c`, see README.md).
+ * Natively (2 cores) the threads could also meet by running in parallel, but
+ * each scan takes well under a microsecond and the worker starts running
+ * tens of microseconds after pthread_create() returns: 0 failures in 1000
+ * runs (`bench/native-runs 1000 guest/tests/check_then_act.c`, see
+ * README.md).
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -31,8 +31,8 @@
  *
  * Natively (2 cores) a deadlock needs both threads inside their windows at
  * once; main's transfers take about a microsecond and the worker starts
- * running tens of microseconds after pthread_create() returns: NATIVE
- * (the `timeout 2` loop in README.md).
+ * running tens of microseconds after pthread_create() returns: 0 hangs in
+ * 1000 runs (the `timeout 2` loop in README.md).
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -634,6 +634,24 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 	}
 }
 
+/* Counter mode: afl-fuzz preempts CPU-bound code at blocks and finds a plain-memory lost update. */
+static void test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode(void **state)
+{
+	struct run *r = new_run(), *t = new_run();
+
+	(void)state;
+	sh("REWIND_HARNESS=" HARNESS_AFL
+	   " harness/rewind-fuzz --seconds 300 --corpus corpus/counter "
+	   "--out " DIR "/afl-counter -- -- /tests/lost_update",
+	   r);
+	expect_status(r, 0, "replay identical");
+	assert_non_null(strstr(r->out, "lost_update: lost "));
+	sh("cat " DIR "/afl-counter/default/fuzzer_stats", t);
+	print_message("counter mode: lost_update found after %.0f execs, stability %.2f%%\n",
+		      stat_of(t->out, "execs_done"), stat_of(t->out, "stability"));
+	assert_true(stat_of(t->out, "stability") == 100.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -650,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),
 		cmocka_unit_test(test_artifact_write_failure_loses_nothing),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
+		cmocka_unit_test(test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode),
 	};
 
 	if (getenv("TEST_FILTER"))
