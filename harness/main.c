@@ -4,6 +4,7 @@
 #include "harness/forkserver.h"
 #include "harness/harness.h"
 #include "harness/replay.h"
+#include "mutators/schedule.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
 
@@ -11,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
-enum mode { MODE_RUN, MODE_REPLAY, MODE_TO_JSON, MODE_FROM_JSON };
+enum mode { MODE_RUN, MODE_REPLAY, MODE_TO_JSON, MODE_FROM_JSON, MODE_RANDOM };
 
 struct cli {
 	enum mode mode;
@@ -22,6 +24,8 @@ struct cli {
 	const char *artifact_dir;
 	const char *kernel, *initramfs;
 	size_t map_size;
+	uint64_t random_execs, random_seed; /* --random: the baseline search */
+	uint8_t random_mode;
 	struct harness_job job;
 };
 
@@ -47,7 +51,8 @@ static void usage(FILE *to)
 		"Job (default: the bundled racy example %s; docs/harness.md):\n"
 		"  --job FILE          a job file (JSON: kernel, initramfs, command, add, "
 		"mem_mib,\n"
-		"                      epoch_s, step_budget, stuck_ms, wall_ms)\n"
+		"                      epoch_s, step_budget, stuck_ms, wall_ms, slice_blocks,\n"
+		"                      block_ns)\n"
 		"  --kernel FILE       guest bzImage (default: build/guest/bzImage)\n"
 		"  --initramfs FILE    base initramfs (default: build/guest/initramfs.cpio)\n"
 		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME)\n"
@@ -57,18 +62,27 @@ static void usage(FILE *to)
 		"                      (default %llu)\n"
 		"  --wall-ms MS        wall budget of one execution; a run over it is a timeout,\n"
 		"                      not a crash (default %llu)\n"
+		"  --slice-blocks N    counter mode: preempt every N basic blocks when the\n"
+		"                      schedule says nothing (default %llu, 0 = never)\n"
+		"  --block-ns NS       counter mode: virtual time of one basic block (default "
+		"%llu)\n"
 		"  -- CMD [ARGS...]    the command to run in the guest\n"
 		"\n"
 		"Fuzzing:\n"
 		"  --artifacts DIR     where crash artifacts go (default: rewind-crashes)\n"
 		"  --trace FILE        (one input) write its event trace (RWTRACE1, vmm/trace.h)\n"
+		"  --random N          the baseline: run up to N random inputs of the format (no\n"
+		"                      coverage feedback) until the first failure; print the "
+		"count\n"
+		"  --random-seed S     their seed (default 0); --counter: counter-mode inputs\n"
 		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
 		"  -v, --verbose       show the guest kernel's console\n"
 		"\n"
 		"Exit status: one-shot run: 0 pass, 1 failure, 2 rejected input; --replay: 0 the\n"
 		"same run, 1 it differs (said on stderr), 2 unreadable file; 64 setup failed.\n",
 		JOB_DEFAULT_COMMAND, JOB_DEFAULT_MEM >> 20, JOB_DEFAULT_STEP_BUDGET,
-		JOB_DEFAULT_STUCK_MS, JOB_DEFAULT_WALL_MS, COVERAGE_DEFAULT_SIZE);
+		JOB_DEFAULT_STUCK_MS, JOB_DEFAULT_WALL_MS, JOB_DEFAULT_SLICE_BLOCKS,
+		JOB_DEFAULT_BLOCK_NS, COVERAGE_DEFAULT_SIZE);
 }
 
 static int parse_u64(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t *out)
@@ -100,6 +114,11 @@ enum {
 	OPT_TO_JSON,
 	OPT_FROM_JSON,
 	OPT_TRACE,
+	OPT_SLICE_BLOCKS,
+	OPT_BLOCK_NS,
+	OPT_RANDOM,
+	OPT_RANDOM_SEED,
+	OPT_COUNTER,
 };
 
 static const struct option long_options[] = {
@@ -117,6 +136,11 @@ static const struct option long_options[] = {
 	{"to-json", required_argument, NULL, OPT_TO_JSON},
 	{"from-json", required_argument, NULL, OPT_FROM_JSON},
 	{"trace", required_argument, NULL, OPT_TRACE},
+	{"slice-blocks", required_argument, NULL, OPT_SLICE_BLOCKS},
+	{"block-ns", required_argument, NULL, OPT_BLOCK_NS},
+	{"random", required_argument, NULL, OPT_RANDOM},
+	{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
+	{"counter", no_argument, NULL, OPT_COUNTER},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -184,6 +208,18 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		return 0;
 	case OPT_TRACE:
 		c->trace_path = arg;
+		return 0;
+	case OPT_SLICE_BLOCKS:
+		return parse_u64(arg, "--slice-blocks", 0, 1u << 30, &c->job.slice_blocks);
+	case OPT_BLOCK_NS:
+		return parse_u64(arg, "--block-ns", 0, 1000, &c->job.block_ns);
+	case OPT_RANDOM:
+		c->mode = MODE_RANDOM;
+		return parse_u64(arg, "--random", 1, 1ull << 40, &c->random_execs);
+	case OPT_RANDOM_SEED:
+		return parse_u64(arg, "--random-seed", 0, UINT64_MAX, &c->random_seed);
+	case OPT_COUNTER:
+		c->random_mode = INPUT_MODE_COUNTER;
 		return 0;
 	case 'v':
 		c->job.run.verbose = true;
@@ -332,6 +368,59 @@ static int run_once(struct harness *h, const char *path, const char *trace_path)
 	return exec_class_is_failure(e.cls) ? 1 : 0;
 }
 
+/*
+ * Random search, the baseline coverage guidance is measured against: inputs
+ * of the same format from the schedule mutator applied to an empty input (1-4
+ * random injections), no feedback. Prints the executions to the first failure.
+ */
+static int random_search(struct cli *c)
+{
+	static struct harness h;
+	static uint8_t map[COVERAGE_MAX_SIZE];
+	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
+	struct exec_input empty = {.seed = 0, .mode = c->random_mode};
+	uint8_t base[INPUT_MAX_SIZE];
+	size_t base_len = input_encode(&empty, base);
+	struct timespec t0, t1;
+	int rc = 1;
+
+	if (!m || open_harness(&h, c, NULL) < 0) {
+		executor_close(&h.ex);
+		afl_custom_deinit(m);
+		return 64;
+	}
+	h.map = map;
+	h.quiet = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (uint64_t i = 1; i <= c->random_execs && rc == 1; i++) {
+		struct harness_exec e;
+		uint8_t *out;
+		size_t len = schedule_mutate(m, base, base_len, NULL, 0, &out, INPUT_MAX_SIZE);
+
+		if (harness_exec(&h, out, len, &e) < 0) {
+			rc = 64;
+			break;
+		}
+		if (exec_class_is_failure(e.cls)) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			printf("random: first failure (%s) after %llu executions, %.1f s\n",
+			       exec_class_name(e.cls), (unsigned long long)i,
+			       (double)(t1.tv_sec - t0.tv_sec) +
+				       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+			rc = 0;
+		}
+	}
+	if (rc == 1) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("random: no failure in %llu executions, %.1f s\n",
+		       (unsigned long long)c->random_execs,
+		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
+	executor_close(&h.ex);
+	afl_custom_deinit(m);
+	return rc;
+}
+
 static int fuzz_or_run(struct cli *c)
 {
 	static struct harness h;
@@ -378,6 +467,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_FROM_JSON:
 		rc = from_json(c.file, c.output);
+		break;
+	case MODE_RANDOM:
+		rc = random_search(&c);
 		break;
 	case MODE_RUN:
 	default:

@@ -58,16 +58,18 @@ static uint32_t last_step(const struct schedule *s)
 /* A kind the input's mode allows: `preempt` only in counter mode. */
 static uint8_t random_kind(struct schedule_mutator *m, uint8_t mode)
 {
-	uint32_t kinds = mode == INPUT_MODE_COUNTER ? INJECT_KIND_END - 1 : INJECT_PREEMPT - 1;
+	static const uint8_t step_kinds[] = {INJECT_RESCHED, INJECT_STALL, INJECT_TIMER_LATE};
 
 	/* counter mode: half of the new injections are preemptions at a block */
 	if (mode == INPUT_MODE_COUNTER && below(m, 2))
 		return INJECT_PREEMPT;
-	return (uint8_t)(INJECT_RESCHED + below(m, kinds));
+	return step_kinds[below(m, sizeof(step_kinds))];
 }
 
 static uint16_t random_arg(struct schedule_mutator *m, uint8_t kind)
 {
+	if (kind == INJECT_PREEMPT_INSNS) /* a few instructions: each one is an exit */
+		return (uint16_t)(1 + below(m, below(m, 8) ? 16 : 256));
 	return kind == INJECT_RESCHED || kind == INJECT_PREEMPT ? 0 : random_us(m);
 }
 
@@ -118,6 +120,10 @@ static void change_arg(struct schedule_mutator *m, uint8_t mode, struct injectio
 {
 	if (inj->kind == INJECT_RESCHED || inj->kind == INJECT_PREEMPT) {
 		set_kind(m, mode, inj);
+		return;
+	}
+	if (inj->kind == INJECT_PREEMPT_INSNS) {
+		inj->arg = random_arg(m, inj->kind);
 		return;
 	}
 	switch (below(m, 3)) {

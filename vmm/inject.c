@@ -13,6 +13,8 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s)
 	vm->timer_late_ns = 0;
 	vm->injected = 0;
 	vm->counter = (struct vm_counter){.started = false};
+	single_step_stop(vm); /* a run that ended while stepping leaves it on */
+	vm->stepped = 0;
 }
 
 static void stall_running_task(struct vm *vm, uint16_t us)
@@ -37,6 +39,9 @@ static void apply(struct vm *vm, const struct injection *inj)
 		break;
 	case INJECT_TIMER_LATE:
 		vm->timer_late_ns += (uint64_t)inj->arg * 1000;
+		break;
+	case INJECT_PREEMPT_INSNS:
+		single_step_start(vm, inj->arg);
 		break;
 	default:
 		return; /* the input parser admits no other kind */

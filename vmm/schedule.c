@@ -9,6 +9,7 @@ static const char *const kind_names[INJECT_KIND_END] = {
 	[INJECT_STALL] = "stall",
 	[INJECT_TIMER_LATE] = "timer-late",
 	[INJECT_PREEMPT] = "preempt",
+	[INJECT_PREEMPT_INSNS] = "preempt-insns",
 };
 
 const char *injection_kind_name(unsigned int kind)

@@ -14,13 +14,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SCHEDULE_MAX 256 /* injections in one schedule */
+#define SCHEDULE_MAX	 256  /* injections in one schedule */
+#define INJECT_INSNS_MAX 4096 /* preempt-insns: at most this many single steps */
 
 enum injection_kind {
 	INJECT_RESCHED = 1, /* preempt the running task now; arg must be 0 */
 	INJECT_STALL = 2,   /* hold the running task arg µs when it next returns to user space */
 	INJECT_TIMER_LATE = 3, /* the next timer interrupt fires arg µs late */
 	INJECT_PREEMPT = 4,    /* counter mode: preempt after basic block `step`; arg must be 0 */
+	INJECT_PREEMPT_INSNS = 5, /* preempt arg instructions after step (single-stepped) */
 	INJECT_KIND_END
 };
 

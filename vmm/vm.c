@@ -129,6 +129,9 @@ static void handle_exit(struct vm *vm, int reason)
 			  run->mmio.is_write ? "write" : "read",
 			  (unsigned long long)run->mmio.phys_addr);
 		break;
+	case KVM_EXIT_DEBUG: /* not a step: the guest did not ask for it */
+		single_step_exit(vm);
+		break;
 	case KVM_EXIT_SHUTDOWN:
 		vm_finish(vm, VM_GUEST_FAULT, "triple fault (shutdown)");
 		break;

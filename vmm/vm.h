@@ -80,7 +80,11 @@ struct vm {
 	uint64_t timer_late_ns; /* the next timer fires this much late */
 	uint64_t injected;	/* injections applied so far */
 	struct vm_counter counter;
-	char detail[256]; /* human-readable outcome detail */
+	uint32_t stepping_left;	    /* single-stepping: instructions to go (vmm/single_step.c) */
+	uint64_t stepping_from;	    /* the step the landing counts from */
+	uint64_t stepped;	    /* instructions single-stepped so far */
+	uint64_t stray_debug_exits; /* debug exits after stepping ended (ignored) */
+	char detail[256];	    /* human-readable outcome detail */
 };
 
 /* Creates the KVM machine (RAM, APIC, vCPU, CPU model). */
@@ -117,6 +121,11 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s);
 
 /* Applies every injection due at the current step, before the guest re-enters. */
 void inject_due(struct vm *vm);
+
+/* Single-step insns instructions from here, then preempt (vmm/single_step.c). */
+void single_step_start(struct vm *vm, uint16_t insns);
+void single_step_exit(struct vm *vm); /* a KVM_EXIT_DEBUG */
+void single_step_stop(struct vm *vm);
 
 /* The instrumented job's counter ran down (or starts): returns its next countdown. */
 uint32_t counter_read(struct vm *vm);
