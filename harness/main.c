@@ -242,12 +242,15 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 		if (opt == '?' || apply_option(c, opt, optarg) < 0)
 			return -EINVAL;
 	}
-	/* [INPUT] [-- CMD ARGS...]: getopt stops at the first non-option */
-	if (optind < argc && strcmp(argv[optind], "--") != 0)
+	/* [INPUT] [-- CMD ARGS...]: getopt stops at the first non-option, or
+	 * right after a "--" it consumed (then there is no INPUT) */
+	bool after_dashes = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
+
+	if (!after_dashes && optind < argc && strcmp(argv[optind], "--") != 0)
 		c->file = c->mode == MODE_RUN ? argv[optind++] : c->file;
-	if (optind < argc && strcmp(argv[optind], "--") == 0)
+	if (!after_dashes && optind < argc && strcmp(argv[optind], "--") == 0)
 		optind++;
-	else if (optind < argc) {
+	else if (!after_dashes && optind < argc) {
 		rw_err("unexpected argument '%s' (the command goes after --)", argv[optind]);
 		return -EINVAL;
 	}

@@ -368,6 +368,21 @@ static void test_spinning_in_both_modes(void **state)
 	assert_non_null(strstr(r->err, " blocks,"));
 }
 
+/* The no-feedback baseline of bench/bugs: random inputs of the format, counted. */
+static void test_random_search_runs_and_counts(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " --random 20 --counter --random-seed 3 --artifacts " DIR "/rnd-art -- "
+		   "/tests/lost_update",
+	   r);
+	if (!strstr(r->out, "random: first failure (") &&
+	    !strstr(r->out, "random: no failure in 20 executions"))
+		fail_msg("no random-search line\nstdout:\n%s\nstderr:\n%s", r->out, r->err);
+	print_message("%s", r->out);
+}
+
 static void test_counter_mode_needs_an_instrumented_job(void **state)
 {
 	struct run *r = new_run();
@@ -662,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_counter_preemption_lands_exactly),
 		cmocka_unit_test(test_spinning_in_both_modes),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
+		cmocka_unit_test(test_random_search_runs_and_counts),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),
