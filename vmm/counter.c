@@ -54,7 +54,7 @@ static bool take_preempts(struct vm *vm)
 uint32_t counter_read(struct vm *vm)
 {
 	struct vm_counter *c = &vm->counter;
-	uint64_t until, slice_end;
+	uint64_t until, slice_end, next;
 	bool preempt = false;
 
 	if (!vm->cfg.counter_mode) {
@@ -82,8 +82,9 @@ uint32_t counter_read(struct vm *vm)
 	slice_end = c->slice_start + vm->cfg.slice_blocks;
 	if (vm->cfg.slice_blocks && slice_end < until)
 		until = slice_end;
-	if (next_preempt(vm) < until)
-		until = next_preempt(vm);
+	next = next_preempt(vm);
+	if (next < until)
+		until = next;
 	c->armed = until > c->blocks ? (uint32_t)(until - c->blocks) : 1;
 	return c->armed;
 }
