@@ -26,12 +26,15 @@ static unsigned int thread_number(struct thread_numbers *n, uint32_t tid)
 	return n->count;
 }
 
+/*
+ * Marks a feature as seen. Presence only, no hit count: afl-fuzz takes a
+ * count moving to a new bucket (2, 3, 4-7...) as new coverage, and a second
+ * preemption that repeats the same context switches once more would then
+ * be kept as new, flooding the queue with equivalent schedules.
+ */
 static void hit(uint8_t *map, size_t size, uint64_t h)
 {
-	uint8_t *b = &map[h % (size - COVERAGE_CLASS_BYTES)];
-
-	if (*b != 0xff)
-		(*b)++;
+	map[h % (size - COVERAGE_CLASS_BYTES)] = 1;
 }
 
 /* What an event says, beyond its type and thread; 0 for events that say nothing more. */
@@ -48,6 +51,8 @@ static uint64_t event_detail(const struct trace_record *r, const uint8_t *payloa
 		return r->args[0] << 8 ^ r->args[1] << 1 ^ r->args[2];
 	case TRACE_JOB_STATUS:
 		return r->args[0];
+	case TRACE_PREEMPT: /* injection or time slice; where it landed: preemption_site() */
+		return r->args[1];
 	default:
 		return 0;
 	}
@@ -60,10 +65,28 @@ static uint64_t mix(uint64_t a, uint64_t b)
 	return XXH3_64bits(words, sizeof(words));
 }
 
+/*
+ * Where an injected preemption landed (its block's address), in which
+ * thread, and whether it was the run's first, second or a later one: a new
+ * site is progress for a schedule search even when nothing else changed yet
+ * (the second preemption of a bug of depth 3 lands in the other thread's
+ * window only after the first let that thread in). One feature per site,
+ * not an edge: pairs of sites would flood the queue with equivalent
+ * schedules.
+ */
+static uint64_t preemption_site(const struct trace_record *r, unsigned int thread,
+				unsigned int *injected)
+{
+	unsigned int nth = *injected < 3 ? ++*injected : 3;
+
+	return mix((uint64_t)TRACE_PREEMPT << 32 | nth << 8 | thread, r->args[2]);
+}
+
 void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
 			enum exec_class cls, int job_status)
 {
 	struct thread_numbers threads = {.count = 0};
+	unsigned int preemptions = 0, running = 0; /* the thread switched to last */
 	uint64_t prev = 0x5eed;
 	uint8_t *tail = map + size - COVERAGE_CLASS_BYTES;
 
@@ -77,13 +100,16 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 		if (at > t->len)
 			break;
 		if (r.type == REWIND_EV_SWITCH) {
+			running = thread_number(&threads, (uint32_t)r.args[1]);
 			hit(map, size,
 			    mix(prev, (uint64_t)thread_number(&threads, (uint32_t)r.args[0]) << 32 |
-					      thread_number(&threads, (uint32_t)r.args[1])));
+					      running));
 			continue;
 		}
 		if (r.type == REWIND_EV_CONSOLE || r.type == TRACE_OUTCOME)
 			continue; /* kernel chatter; the outcome goes in the tail */
+		if (r.type == TRACE_PREEMPT && r.args[1] == 0)
+			hit(map, size, preemption_site(&r, running, &preemptions));
 		key = mix((uint64_t)r.type << 32 | thread_number(&threads, r.tid),
 			  event_detail(&r, payload));
 		hit(map, size, mix(prev, key));

@@ -1,6 +1,6 @@
 /*
  * The coverage map afl-fuzz reads: one byte per edge of the guest's event
- * trace, with saturating hit counts. Fed after each execution from the
+ * trace, set when seen (no hit counts). Fed after each execution from the
  * trace records of the job (everything after the keyframe point):
  *   - transitions between consecutive events, each event keyed by its type,
  *     the thread that made it (numbered in order of first appearance, so
@@ -8,6 +8,8 @@
  *     of the output...);
  *   - context switches: thread before and after, with the event it
  *     happened after;
+ *   - injected preemptions (counter mode): the code address where each
+ *     landed and whether it was the first, second or a later one;
  *   - the last COVERAGE_CLASS_BYTES bytes are reserved for the outcome:
  *     one byte for its class, one for the job's signal or exit code. The
  *     map is therefore never empty and distinct failures stay distinct.

@@ -26,6 +26,7 @@ struct cli {
 	size_t map_size;
 	uint64_t random_execs, random_seed; /* --random: the baseline search */
 	uint8_t random_mode;
+	uint64_t repeat; /* --replay: run it this many times */
 	struct harness_job job;
 };
 
@@ -35,7 +36,8 @@ static void usage(FILE *to)
 		"usage: afl-fuzz -i corpus/ledger -o OUT -- rewind-harness [OPTIONS] @@\n"
 		"       rewind-harness [OPTIONS] INPUT       run one input, print output and "
 		"outcome\n"
-		"       rewind-harness --replay FILE         replay a crash artifact or raw input\n"
+		"       rewind-harness --replay FILE [--repeat N]  replay a crash artifact or raw\n"
+		"                                            input (N times: each run the same?)\n"
 		"       rewind-harness --to-json INPUT       print an input as JSON\n"
 		"       rewind-harness --from-json FILE -o OUT  write the input of a JSON input "
 		"or\n"
@@ -119,6 +121,7 @@ enum {
 	OPT_RANDOM,
 	OPT_RANDOM_SEED,
 	OPT_COUNTER,
+	OPT_REPEAT,
 };
 
 static const struct option long_options[] = {
@@ -141,6 +144,7 @@ static const struct option long_options[] = {
 	{"random", required_argument, NULL, OPT_RANDOM},
 	{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
 	{"counter", no_argument, NULL, OPT_COUNTER},
+	{"repeat", required_argument, NULL, OPT_REPEAT},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -221,6 +225,8 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_COUNTER:
 		c->random_mode = INPUT_MODE_COUNTER;
 		return 0;
+	case OPT_REPEAT:
+		return parse_u64(arg, "--repeat", 1, 100000, &c->repeat);
 	case 'v':
 		c->job.run.verbose = true;
 		return 0;
@@ -461,8 +467,10 @@ int main(int argc, char **argv)
 	}
 	switch (c.mode) {
 	case MODE_REPLAY:
-		ro = (struct replay_options){
-			.job = &c.job, .kernel = c.kernel, .initramfs = c.initramfs};
+		ro = (struct replay_options){.job = &c.job,
+					     .kernel = c.kernel,
+					     .initramfs = c.initramfs,
+					     .repeat = (unsigned int)c.repeat};
 		rc = replay_file(c.file, &ro);
 		break;
 	case MODE_TO_JSON:

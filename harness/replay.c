@@ -131,6 +131,26 @@ static int load_case(const char *path, const struct replay_options *opt, struct 
 	return rc;
 }
 
+/* Runs the input again runs times: each must give the first run's class and trace. */
+static int repeat_differences(struct executor *ex, const struct exec_input *input,
+			      const struct exec_result *first, unsigned int runs)
+{
+	struct exec_result again;
+
+	ex->vm.cfg.output = NULL;
+	for (unsigned int i = 1; i <= runs; i++) {
+		if (executor_run(ex, input, &again) < 0 || again.trace_hash != first->trace_hash ||
+		    again.cls != first->cls) {
+			fprintf(stderr,
+				"rewind-harness: differs: run %u of %u gave %s, trace 0x%016" PRIx64
+				"\n",
+				i + 1, runs + 1, exec_class_name(again.cls), again.trace_hash);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int run_case(struct replay_case *c, const struct replay_options *opt)
 {
 	const struct harness_job *job = c->is_artifact ? &c->job : opt->job;
@@ -139,10 +159,12 @@ static int run_case(struct replay_case *c, const struct replay_options *opt)
 				      .slice_blocks = job->slice_blocks,
 				      .block_ns = job->block_ns,
 				      .output = stdout};
+	/* No record to compare a raw input with: it must at least repeat itself. */
+	unsigned int runs = opt->repeat ? opt->repeat : c->is_artifact ? 1 : 2;
 	struct executor ex;
-	struct exec_result res, again;
+	struct exec_result res;
 	struct run_identity here;
-	int diff_count;
+	int diff_count = 0;
 
 	if (executor_open(&ex, &cfg) < 0 || executor_run(&ex, &c->input, &res) < 0) {
 		executor_close(&ex);
@@ -159,25 +181,18 @@ static int run_case(struct replay_case *c, const struct replay_options *opt)
 		run_identity_of(&ex, &here);
 		diff_count = identity_differences(&c->expect.identity, &here, job) +
 			     outcome_differences(&c->expect, &res);
-	} else {
-		/* No record to compare with: the run must at least repeat itself. */
-		ex.vm.cfg.output = NULL;
-		diff_count = executor_run(&ex, &c->input, &again) < 0 ||
-			     again.trace_hash != res.trace_hash || again.cls != res.cls;
-		if (diff_count)
-			fprintf(stderr,
-				"rewind-harness: differs: a second run gave %s, trace 0x%016" PRIx64
-				"\n",
-				exec_class_name(again.cls), again.trace_hash);
 	}
+	diff_count += repeat_differences(&ex, &c->input, &res, runs - 1);
 	executor_close(&ex);
 	if (diff_count) {
 		fprintf(stderr, "rewind-harness: the replay is NOT the same run\n");
 		return REPLAY_DIFFERS;
 	}
-	fprintf(stderr, "rewind-harness: replay identical (%s)\n",
+	fprintf(stderr,
+		"rewind-harness: replay identical (%s%s, %u run%s, trace 0x%016" PRIx64 ")\n",
 		c->is_artifact ? "outcome, step and trace as in the artifact"
-			       : "run twice, same outcome and trace");
+			       : "same outcome and trace",
+		runs > 1 ? " every time" : "", runs, runs > 1 ? "s" : "", res.trace_hash);
 	return REPLAY_SAME;
 }
 

@@ -23,6 +23,7 @@ struct replay_options {
 	struct harness_job *job; /* from the command line: the job of a raw input */
 	const char *kernel;	 /* given on the command line: also replaces an artifact's */
 	const char *initramfs;
+	unsigned int repeat; /* run it this many times (0: once for an artifact, twice raw) */
 };
 
 /* Returns an enum replay_status. */

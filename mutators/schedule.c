@@ -21,8 +21,7 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 					  1000, 2000, 5000, 10000, 20000, 40000, 65535};
 #define N_INTERESTING (sizeof(interesting_us) / sizeof(interesting_us[0]))
 
-#define STEP_HORIZON  32   /* new injections land up to this far past the last one */
-#define BLOCK_HORIZON 4096 /* the same for preemptions at blocks (counter mode) */
+#define STEP_HORIZON 32 /* new injections land up to this far past the last one */
 
 static uint64_t next_random(struct schedule_mutator *m)
 {
@@ -60,8 +59,9 @@ static uint8_t random_kind(struct schedule_mutator *m, uint8_t mode)
 {
 	static const uint8_t step_kinds[] = {INJECT_RESCHED, INJECT_STALL, INJECT_TIMER_LATE};
 
-	/* counter mode: half of the new injections are preemptions at a block */
-	if (mode == INPUT_MODE_COUNTER && below(m, 2))
+	/* counter mode: three in four new injections are preemptions at a block,
+	 * what reaches races in code that makes no system call */
+	if (mode == INPUT_MODE_COUNTER && below(m, 4))
 		return INJECT_PREEMPT;
 	return step_kinds[below(m, sizeof(step_kinds))];
 }
@@ -73,15 +73,28 @@ static uint16_t random_arg(struct schedule_mutator *m, uint8_t kind)
 	return kind == INJECT_RESCHED || kind == INJECT_PREEMPT ? 0 : random_us(m);
 }
 
-/* A block anywhere from the job's start to well past the last preemption. */
+/* 1 to 4096, most often small: log-uniform. */
+static uint32_t small_distance(struct schedule_mutator *m)
+{
+	return 1 + below(m, 1u << below(m, 13));
+}
+
+/*
+ * A block for a new preemption: near one the schedule has (a second
+ * preemption a few blocks after a first one is how a bug of depth 3 is
+ * reached: the first lets the other thread in, the second lands in it), or
+ * anywhere from the job's start, the early blocks more often (log-uniform).
+ */
 static uint32_t random_block(struct schedule_mutator *m, const struct schedule *s)
 {
-	uint32_t last = 0;
+	uint32_t preempts = 0, near = 0;
 
 	for (uint32_t i = 0; i < s->count; i++)
-		if (s->at[i].kind == INJECT_PREEMPT && s->at[i].step > last)
-			last = s->at[i].step;
-	return below(m, 2) ? below(m, last + BLOCK_HORIZON) : below(m, 1u << below(m, 24));
+		if (s->at[i].kind == INJECT_PREEMPT && below(m, ++preempts) == 0)
+			near = s->at[i].step; /* one of them, each as likely */
+	if (preempts && below(m, 2))
+		return near + small_distance(m);
+	return below(m, 1u << below(m, 25));
 }
 
 static struct injection random_injection(struct schedule_mutator *m, uint8_t mode,
@@ -101,19 +114,33 @@ static void set_kind(struct schedule_mutator *m, uint8_t mode, struct injection 
 	inj->arg = random_arg(m, inj->kind);
 }
 
-static void move_step(struct schedule_mutator *m, struct injection *inj)
+static void shift(struct injection *inj, int32_t delta)
 {
-	/* steps move by a few, blocks by up to a few thousand */
-	int32_t delta = (int32_t)(inj->kind == INJECT_PREEMPT ? below(m, 1u << below(m, 12))
-							      : below(m, 8)) +
-			1;
-
-	if (below(m, 2))
-		delta = -delta;
 	if (delta < 0 && inj->step < (uint32_t)-delta)
 		inj->step = 0;
 	else
 		inj->step += (uint32_t)delta;
+}
+
+/*
+ * Moves an injection: steps by a few, blocks by up to a few thousand. Half
+ * the time a preemption takes the later ones along: a second preemption
+ * means "so many blocks into what runs after the first", and keeps that
+ * meaning when the first moves.
+ */
+static void move_step(struct schedule_mutator *m, struct schedule *s, struct injection *inj)
+{
+	uint32_t from = inj->step;
+	bool followers = inj->kind == INJECT_PREEMPT && below(m, 2);
+	int32_t delta =
+		(int32_t)(inj->kind == INJECT_PREEMPT ? small_distance(m) : 1 + below(m, 8));
+
+	if (below(m, 2))
+		delta = -delta;
+	shift(inj, delta);
+	for (uint32_t i = 0; followers && i < s->count; i++)
+		if (s->at[i].kind == INJECT_PREEMPT && s->at[i].step > from && &s->at[i] != inj)
+			shift(&s->at[i], delta);
 }
 
 static void change_arg(struct schedule_mutator *m, uint8_t mode, struct injection *inj)
@@ -163,7 +190,7 @@ static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 	case 0:
 	case 1:
 		if (pick) {
-			move_step(m, pick);
+			move_step(m, s, pick);
 			return;
 		}
 		break;
@@ -242,6 +269,21 @@ size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned
 		       unsigned char *add_buf, size_t add_buf_size, size_t max_size)
 {
 	return schedule_mutate(data, buf, buf_size, add_buf, add_buf_size, out_buf, max_size);
+}
+
+/*
+ * Mutants per queue entry and cycle, the same for every entry: without this
+ * afl-fuzz doubles the count while an entry keeps giving new coverage, and
+ * a schedule search, where most new preemption sites are new coverage,
+ * would stay on its first entry for thousands of executions instead of
+ * going on from the entries that reached further into the run.
+ */
+uint32_t afl_custom_fuzz_count(void *data, const unsigned char *buf, size_t buf_size)
+{
+	(void)data;
+	(void)buf;
+	(void)buf_size;
+	return SCHEDULE_MUTANTS_PER_ENTRY;
 }
 
 const char *afl_custom_describe(void *data, size_t max_description_len)

@@ -21,10 +21,13 @@ struct schedule_mutator {
 size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t len,
 		       const uint8_t *add_buf, size_t add_len, uint8_t **out, size_t max_size);
 
+#define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
+
 /* AFL++ 4.04c's custom mutator API. */
 void *afl_custom_init(void *afl, unsigned int seed);
 size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned char **out_buf,
 		       unsigned char *add_buf, size_t add_buf_size, size_t max_size);
+uint32_t afl_custom_fuzz_count(void *data, const unsigned char *buf, size_t buf_size);
 const char *afl_custom_describe(void *data, size_t max_description_len);
 void afl_custom_deinit(void *data);
 

@@ -6,10 +6,19 @@
  * out countdowns that end exactly at the next block where it wants a
  * preemption: the next `preempt` injection of the schedule, or the end of
  * the default time slice. At that read the VMM adds the blocks' virtual time
- * and raises the reschedule request, which the guest takes right after the
- * read returns: the preemption lands at that block on every run.
+ * and answers "preempt" (REWIND_COUNTER_PREEMPT); the runtime stores its next
+ * countdown and writes the port, and at that exit the VMM raises the
+ * reschedule request, which the guest takes right after the write: the
+ * preemption lands at that block on every run, and the threads that run
+ * meanwhile count their blocks on the stored countdown. The runtime passes
+ * the block's address in RDI: the trace records where each injected
+ * preemption landed, and coverage tells preemption sites apart.
  */
 #include "vmm/vm.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
 
 #define COUNTDOWN_MAX (1u << 24) /* read at least this often: virtual time moves */
 
@@ -24,10 +33,23 @@ static uint64_t next_preempt(const struct vm *vm)
 	return UINT64_MAX;
 }
 
+/* The address of the block the program is at: the runtime's RDI at its read. */
+static uint64_t block_address(struct vm *vm)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(vm->km.vcpu_fd, KVM_GET_REGS, &regs) < 0) {
+		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_REGS at a counter read: %s", strerror(errno));
+		return 0;
+	}
+	return regs.rdi;
+}
+
 static void trace_preempt(struct vm *vm, uint64_t why)
 {
-	struct trace_record rec = {
-		.step = vm->steps, .type = TRACE_PREEMPT, .args = {vm->counter.blocks, why}};
+	struct trace_record rec = {.step = vm->steps,
+				   .type = TRACE_PREEMPT,
+				   .args = {vm->counter.blocks, why, block_address(vm)}};
 
 	trace_append(&vm->trace, &rec, NULL);
 }
@@ -74,10 +96,9 @@ uint32_t counter_read(struct vm *vm)
 		trace_preempt(vm, 1);
 		preempt = true;
 	}
-	if (preempt) {
+	if (preempt)
 		c->slice_start = c->blocks;
-		vm_raise(vm, REWIND_PENDING_RESCHED);
-	}
+	c->preempt_due = preempt;
 	until = c->blocks + COUNTDOWN_MAX;
 	slice_end = c->slice_start + vm->cfg.slice_blocks;
 	if (vm->cfg.slice_blocks && slice_end < until)
@@ -86,5 +107,15 @@ uint32_t counter_read(struct vm *vm)
 	if (next < until)
 		until = next;
 	c->armed = until > c->blocks ? (uint32_t)(until - c->blocks) : 1;
-	return c->armed;
+	return c->armed | (preempt ? REWIND_COUNTER_PREEMPT : 0);
+}
+
+void counter_preempt(struct vm *vm)
+{
+	if (!vm->counter.preempt_due) {
+		vm_finish(vm, VM_GUEST_FAULT, "counter write without a preemption due");
+		return;
+	}
+	vm->counter.preempt_due = false;
+	vm_raise(vm, REWIND_PENDING_RESCHED);
 }

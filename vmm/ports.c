@@ -145,6 +145,9 @@ void ports_handle(struct vm *vm, uint16_t port, uint32_t value)
 	case REWIND_PORT_POWER:
 		port_power(vm, value);
 		break;
+	case REWIND_PORT_COUNTER:
+		counter_preempt(vm);
+		break;
 	case REWIND_PORT_JOB_STATUS:
 		vm->job_status = (int)value;
 		vm->has_job_status = true;

@@ -57,13 +57,20 @@ enum rewind_port {
 	REWIND_PORT_SWITCHES = REWIND_PORT(8),
 	/* INL from an instrumented user program (guest/runtime/counter.c, the
 	 * software counter): its countdown of executed basic blocks reached 0,
-	 * or, on its first read, it starts counting. Returns the next countdown
-	 * (at least 1): the VMM preempts the program exactly where it asked */
+	 * or, on its first read, it starts counting. RDI holds the address of
+	 * the block (the return address of its trace-pc call), which the VMM
+	 * records where it preempts. Returns the next countdown (at least 1),
+	 * with REWIND_COUNTER_PREEMPT set when the program is to be preempted
+	 * at this block: it stores the countdown, then writes this port (OUTL,
+	 * value ignored) and the VMM preempts it at that exit. (Preempting at
+	 * the read itself would switch threads before the countdown, which all
+	 * the program's threads share, is stored: their blocks would be lost.) */
 	REWIND_PORT_COUNTER = REWIND_PORT(9),
 	REWIND_PORT_END = REWIND_PORT(10)
 };
-#define REWIND_SEED_WORDS 8
-#define REWIND_PORT_SPAN  (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
+#define REWIND_COUNTER_PREEMPT (1u << 31) /* in a REWIND_PORT_COUNTER read: preempt here */
+#define REWIND_SEED_WORDS      8
+#define REWIND_PORT_SPAN       (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
 
 enum rewind_power {
 	REWIND_POWER_OFF = 0,

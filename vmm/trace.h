@@ -21,7 +21,8 @@ enum trace_vmm_type {
 	TRACE_JOB_STATUS = 0x101, /* arg0: the job's wait status */
 	TRACE_POWER = 0x102,	  /* arg0: enum rewind_power */
 	TRACE_OUTCOME = 0x103,	  /* arg0: enum vm_outcome; payload: detail */
-	TRACE_PREEMPT = 0x104,	  /* counter mode: arg0: block count, arg1: 0 injection, 1 slice */
+	TRACE_PREEMPT = 0x104,	  /* counter mode: arg0: block count, arg1: 0 injection, 1 slice,
+				   * arg2: the block's address in the program */
 };
 
 struct trace_record {

@@ -92,7 +92,8 @@ static void handle_io(struct vm *vm)
 	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 	uint32_t value = 0;
 
-	bool is_read = run->io.port == REWIND_PORT_SEED || run->io.port == REWIND_PORT_COUNTER;
+	bool is_read = run->io.port == REWIND_PORT_SEED ||
+		       (run->io.port == REWIND_PORT_COUNTER && run->io.direction == KVM_EXIT_IO_IN);
 
 	if (is_read && run->io.direction == KVM_EXIT_IO_IN && run->io.size == 4 &&
 	    run->io.count == 1) {

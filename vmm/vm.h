@@ -58,6 +58,7 @@ struct vm_counter {
 	uint32_t armed;	      /* the countdown handed out at the last read */
 	uint64_t slice_start; /* blocks at the last preemption (time slice) */
 	uint32_t next;	      /* first block injection not applied yet (in vm->schedule) */
+	bool preempt_due;     /* the last read said preempt: the runtime's OUTL comes next */
 };
 
 struct vm {
@@ -129,5 +130,8 @@ void single_step_stop(struct vm *vm);
 
 /* The instrumented job's counter ran down (or starts): returns its next countdown. */
 uint32_t counter_read(struct vm *vm);
+
+/* The runtime stored its countdown and asks for the preemption the last read announced. */
+void counter_preempt(struct vm *vm);
 
 #endif

@@ -22,15 +22,19 @@ static int counting; /* the VMM answers: this runs under Rewind with port access
 
 void __sanitizer_cov_trace_pc(void);
 
-/* The next countdown; 0 means "stop counting" (the run is not in counter mode). */
-static uint32_t read_counter(void)
+/*
+ * The next countdown; 0 means "stop counting" (the run is not in counter
+ * mode). pc, the block the program is at, tells the VMM where a preemption
+ * lands.
+ */
+static uint32_t read_counter(uintptr_t pc)
 {
 	uint32_t next;
 
-	__asm__ volatile("inl %w1, %0" : "=a"(next) : "Nd"((uint16_t)REWIND_PORT_COUNTER));
+	__asm__ volatile("inl %w1, %0" : "=a"(next) : "Nd"((uint16_t)REWIND_PORT_COUNTER), "D"(pc));
 	if (next == 0) {
 		counting = 0;
-		next = UINT32_MAX;
+		next = ~REWIND_COUNTER_PREEMPT;
 	}
 	return next;
 }
@@ -44,10 +48,32 @@ static int under_rewind(void)
 	       edx == REWIND_SIGNATURE_EDX;
 }
 
+/*
+ * The countdown ran down at the block pc: store the next one, and when the
+ * VMM says so, be preempted here. The store comes first: the other threads
+ * run on it while this one is preempted.
+ */
+static __attribute__((noinline)) void counter_expired(uintptr_t pc)
+{
+	uint32_t next;
+
+	if (!counting) {
+		countdown = UINT32_MAX;
+		return;
+	}
+	next = read_counter(pc);
+	countdown = next & ~REWIND_COUNTER_PREEMPT;
+	if (next & REWIND_COUNTER_PREEMPT)
+		__asm__ volatile("outl %0, %w1"
+				 :
+				 : "a"(0u), "Nd"((uint16_t)REWIND_PORT_COUNTER)
+				 : "memory");
+}
+
 void __sanitizer_cov_trace_pc(void)
 {
 	if (__builtin_expect(--countdown == 0, 0))
-		countdown = counting ? read_counter() : UINT32_MAX;
+		counter_expired((uintptr_t)__builtin_return_address(0));
 }
 
 /* Before main and before any thread: threads inherit the port access (ioperm). */
@@ -56,5 +82,5 @@ __attribute__((constructor(101))) static void counter_start(void)
 	if (!under_rewind() || ioperm(REWIND_PORT_COUNTER, 4, 1) < 0)
 		return;
 	counting = 1;
-	countdown = read_counter(); /* may say: not counter mode, stop */
+	counter_expired(0); /* the first read: counter mode or not, maybe a preemption */
 }

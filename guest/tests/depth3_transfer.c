@@ -12,6 +12,9 @@
  * teller's updates in between sum to zero, the stale value is still the
  * right one and nothing is lost.
  *
+ * Before its transfers each teller checks its share of a request log
+ * (check_log(), about a thousand basic blocks of other work).
+ *
  * Why one preemption is not enough: if teller A is preempted inside book()
  * (between its load and its store of `in_flight`), teller B runs all its
  * remaining transfers before A continues (one CPU, nothing in B's loop
@@ -81,6 +84,7 @@ struct branch {
 	const char *name;
 	long amount; /* per transfer */
 	long from, to;
+	unsigned int flagged; /* request log entries flagged when it opened */
 };
 
 static long in_flight; /* shared, unprotected: the bug under test */
@@ -100,8 +104,35 @@ static void book(const struct branch *b, long delta)
 	STORE(&in_flight, next); /* write back */
 }
 
+/*
+ * Work before the racy part, as in real programs: each thread first checks
+ * its share of a request log (LOG_ENTRIES entries, two or three basic blocks
+ * each). The race windows then come after about a thousand blocks of other
+ * code: a preemption placed at a random block rarely lands in them, while a
+ * search that notices new preemption sites (coverage) can walk to them.
+ */
+#define LOG_ENTRIES 400
+
+static __attribute__((noinline)) int entry_ok(unsigned int entry)
+{
+	return entry % 97 != 0;
+}
+
+static unsigned int check_log(unsigned int seed)
+{
+	unsigned int bad = 0, entry = seed;
+
+	for (int i = 0; i < LOG_ENTRIES; i++) {
+		entry = entry * 1103515245u + 12345u;
+		if (!entry_ok(entry))
+			bad++;
+	}
+	return bad;
+}
+
 static void run_branch(struct branch *b)
 {
+	b->flagged = check_log((unsigned int)b->amount);
 	for (int i = 0; i < ROUNDS; i++) {
 		book(b, b->amount);
 		b->from -= b->amount;
@@ -110,8 +141,8 @@ static void run_branch(struct branch *b)
 	}
 }
 
-static struct branch east = {"east", 5, BALANCE, BALANCE};
-static struct branch west = {"west", 3, BALANCE, BALANCE};
+static struct branch east = {"east", 5, BALANCE, BALANCE, 0};
+static struct branch west = {"west", 3, BALANCE, BALANCE, 0};
 
 static void *worker(void *arg)
 {
@@ -135,7 +166,7 @@ int main(void)
 		fprintf(stderr, "depth3_transfer: %ld still in flight after all transfers\n", left);
 		abort();
 	}
-	printf("depth3_transfer: east %ld/%ld, west %ld/%ld\n", east.from, east.to, west.from,
-	       west.to);
+	printf("depth3_transfer: east %ld/%ld, west %ld/%ld (log entries flagged: %u and %u)\n",
+	       east.from, east.to, west.from, west.to, east.flagged, west.flagged);
 	return 0;
 }

@@ -164,7 +164,7 @@ static void test_stall_loses_an_update_and_replays_exactly(void **state)
 	assert_string_equal(a->out, b->out);
 	assert_non_null(strstr(a->out, "lost update"));
 	sh(HARNESS " --replay " DIR "/lost-update", raw);
-	expect_status(raw, 0, "run twice, same outcome and trace");
+	expect_status(raw, 0, "same outcome and trace every time, 2 runs");
 	print_message("artifact %s\n", artifact);
 }
 
@@ -299,8 +299,12 @@ static void write_counter_input(const char *path, const char *injections)
 	write_mode_input(path, "counter", injections);
 }
 
-/* The blocks at which the trace file at path records a preemption (TRACE_PREEMPT). */
-static size_t preempts_in_trace(const char *path, uint64_t *blocks, uint64_t *why, size_t max)
+/*
+ * The preemptions the trace file at path records (TRACE_PREEMPT): at which
+ * block, why (0 injection, 1 time slice) and the block's address.
+ */
+static size_t preempts_in_trace(const char *path, uint64_t *blocks, uint64_t *why, uint64_t *pc,
+				size_t max)
 {
 	FILE *f = fopen(path, "rb");
 	struct trace_record rec;
@@ -313,6 +317,7 @@ static size_t preempts_in_trace(const char *path, uint64_t *blocks, uint64_t *wh
 	while (fread(&rec, sizeof(rec), 1, f) == 1) {
 		if (rec.type == TRACE_PREEMPT && n < max) {
 			blocks[n] = rec.args[0];
+			pc[n] = rec.args[2];
 			why[n++] = rec.args[1];
 		}
 		assert_int_equal(fseek(f, rec.len, SEEK_CUR), 0);
@@ -321,13 +326,28 @@ static size_t preempts_in_trace(const char *path, uint64_t *blocks, uint64_t *wh
 	return n;
 }
 
-/* A preemption placed at block B lands at B, every run, and the run repeats exactly. */
+/* The function of the guest program that holds the code address pc (addr2line). */
+static void function_at(const char *program, uint64_t pc, char *name, size_t len)
+{
+	struct run *r = new_run();
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "addr2line -f -e %s %#" PRIx64 " | head -n 1", program, pc);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+	snprintf(name, len, "%.*s", (int)strcspn(r->out, "\n"), r->out);
+}
+
+/*
+ * A preemption placed at block B lands at B, every run, and the run repeats
+ * exactly; the trace says where in the program it landed.
+ */
 static void test_counter_preemption_lands_exactly(void **state)
 {
 	static const uint64_t want[] = {100, 250};
 	struct run *a = new_run(), *b = new_run();
-	uint64_t blocks[64], why[64];
-	char ta[19], tb[19];
+	uint64_t blocks[64], why[64], pc[64], blocks_b[64], why_b[64], pc_b[64];
+	char ta[19], tb[19], function[128];
 	size_t n, injected = 0;
 
 	(void)state;
@@ -340,10 +360,19 @@ static void test_counter_preemption_lands_exactly(void **state)
 	trace_of(b, tb);
 	assert_string_equal(ta, tb);
 	assert_int_equal(a->status, b->status);
-	n = preempts_in_trace(DIR "/preempt-a.trace", blocks, why, 64);
+	n = preempts_in_trace(DIR "/preempt-a.trace", blocks, why, pc, 64);
+	assert_int_equal(preempts_in_trace(DIR "/preempt-b.trace", blocks_b, why_b, pc_b, 64), n);
 	for (size_t i = 0; i < n; i++) {
-		print_message("preempted at block %llu (%s)\n", (unsigned long long)blocks[i],
-			      why[i] ? "time slice" : "injection");
+		function_at("build/guest/bin/tests/lost_update", pc[i], function, sizeof(function));
+		print_message("preempted at block %llu (%s), at %#llx in %s()\n",
+			      (unsigned long long)blocks[i], why[i] ? "time slice" : "injection",
+			      (unsigned long long)pc[i], function);
+		assert_int_equal(blocks_b[i], blocks[i]);
+		assert_int_equal(pc_b[i], pc[i]);
+		/* the landing is a block of the test program, not of libc or the runtime */
+		assert_true(strcmp(function, "main") == 0 || strcmp(function, "worker") == 0 ||
+			    strcmp(function, "count_hits") == 0 ||
+			    strcmp(function, "race_window") == 0);
 		if (why[i] == 0) {
 			assert_true(injected < 2);
 			assert_int_equal(blocks[i], want[injected]);
@@ -351,6 +380,63 @@ static void test_counter_preemption_lands_exactly(void **state)
 		}
 	}
 	assert_int_equal(injected, 2);
+}
+
+/* The trace hash a replay reports in its last line ("replay identical (..., trace 0x...)"). */
+static void replay_trace_of(const struct run *r, char out[19])
+{
+	const char *t = strstr(r->err, "replay identical");
+
+	assert_non_null(t);
+	t = strstr(t, "trace 0x");
+	assert_non_null(t);
+	memcpy(out, t + 6, 18);
+	out[18] = '\0';
+}
+
+/*
+ * Determinism of both modes: an input of each mode, with several injections
+ * of every kind it allows, gives the same outcome and trace on 20 runs from
+ * the keyframe, and the same trace again in a second process that booted
+ * its own guest.
+ */
+static void test_both_modes_repeat_exactly_across_20_runs(void **state)
+{
+	static const struct {
+		const char *mode, *injections, *command;
+	} cases[] = {
+		{"steps",
+		 "{\"step\":3,\"kind\":\"resched\"},{\"step\":9,\"kind\":\"timer-late\","
+		 "\"us\":700},{\"step\":21,\"kind\":\"stall\",\"us\":15000},"
+		 "{\"step\":30,\"kind\":\"resched\"}",
+		 ""},
+		{"counter",
+		 "{\"block\":40,\"kind\":\"preempt\"},{\"block\":1300,\"kind\":\"preempt\"},"
+		 "{\"block\":1900,\"kind\":\"preempt\"},{\"step\":26,\"kind\":\"stall\",\"us\":"
+		 "300}",
+		 " --slice-blocks 700 -- /tests/depth3_transfer"},
+	};
+	struct run *r = new_run(), *again = new_run();
+	char path[128], cmd[512], first[19], second[19];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), DIR "/repeat-%s", cases[i].mode);
+		write_mode_input(path, cases[i].mode, cases[i].injections);
+		snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --repeat 20%s", path,
+			 cases[i].command);
+		sh(cmd, r);
+		expect_status(r, 0, "replay identical (same outcome and trace every time, 20 runs");
+		snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --repeat 1%s", path,
+			 cases[i].command);
+		sh(cmd, again);
+		expect_status(again, 0, "replay identical");
+		replay_trace_of(r, first);
+		replay_trace_of(again, second);
+		print_message("%s mode: 20 runs, then a fresh boot: trace %s, %s\n", cases[i].mode,
+			      first, second);
+		assert_string_equal(first, second);
+	}
 }
 
 /* A thread spinning on a flag: stuck in exit mode, let go by time slices in counter mode. */
@@ -648,6 +734,29 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 	}
 }
 
+/*
+ * Counter mode, bug depth 3: afl-fuzz finds the two preemptions that
+ * depth3_transfer needs, each at one block of a run of some 2,700, and the
+ * artifact replays.
+ */
+static void test_afl_fuzz_finds_the_depth3_bug(void **state)
+{
+	struct run *r = new_run(), *t = new_run();
+
+	(void)state;
+	sh("REWIND_HARNESS=" HARNESS_AFL
+	   " harness/rewind-fuzz --seconds 900 --corpus corpus/counter "
+	   "--out " DIR "/afl-depth3 -- -- /tests/depth3_transfer",
+	   r);
+	expect_status(r, 0, "replay identical");
+	assert_non_null(strstr(r->out, "depth3_transfer: "));
+	sh("cat " DIR "/afl-depth3/default/fuzzer_stats", t);
+	print_message("depth 3: depth3_transfer found after %.0f execs, %.0f s, stability %.2f%%\n",
+		      stat_of(t->out, "execs_done"), stat_of(t->out, "run_time"),
+		      stat_of(t->out, "stability"));
+	assert_true(stat_of(t->out, "stability") == 100.0);
+}
+
 /* Counter mode: afl-fuzz preempts CPU-bound code at blocks and finds a plain-memory lost update. */
 static void test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode(void **state)
 {
@@ -675,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files_are_refused_clearly),
 		cmocka_unit_test(test_each_injection_kind_changes_the_run),
 		cmocka_unit_test(test_counter_preemption_lands_exactly),
+		cmocka_unit_test(test_both_modes_repeat_exactly_across_20_runs),
 		cmocka_unit_test(test_spinning_in_both_modes),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_random_search_runs_and_counts),
@@ -684,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_artifact_write_failure_loses_nothing),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode),
+		cmocka_unit_test(test_afl_fuzz_finds_the_depth3_bug),
 	};
 
 	if (getenv("TEST_FILTER"))

@@ -113,11 +113,55 @@ static void test_counter_mode_mutants(void **state)
 	afl_custom_deinit(m);
 }
 
+/*
+ * A schedule search needs to keep a second preemption where it is relative
+ * to the first: some mutants move both by the same distance, and new
+ * preemptions often land a few blocks after an existing one.
+ */
+static void test_preemptions_move_together_and_land_near(void **state)
+{
+	void *m = afl_custom_init(NULL, 5);
+	struct exec_input in = {.seed = 0, .mode = INPUT_MODE_COUNTER};
+	static uint8_t buf[INPUT_MAX_SIZE];
+	unsigned int together = 0, near = 0;
+	size_t len;
+
+	(void)state;
+	in.schedule.at[0] = (struct injection){.step = 1000, .kind = INJECT_PREEMPT};
+	in.schedule.at[1] = (struct injection){.step = 2300, .kind = INJECT_PREEMPT};
+	in.schedule.count = 2;
+	len = input_encode(&in, buf);
+	for (int i = 0; i < 20000; i++) {
+		uint8_t *out;
+		size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		struct exec_input got;
+
+		assert_int_equal(input_parse(out, n, &got, NULL, 0), 0);
+		if (got.schedule.count == 2 && got.schedule.at[0].step != 1000 &&
+		    got.schedule.at[1].step - got.schedule.at[0].step == 1300)
+			together++;
+		for (uint32_t k = 2; k < got.schedule.count; k++) {
+			uint32_t b = got.schedule.at[k].step;
+
+			near += got.schedule.at[k].kind == INJECT_PREEMPT &&
+				((b > 1000 && b <= 1000 + 4096) || (b > 2300 && b <= 2300 + 4096));
+		}
+	}
+	print_message("%u of 20000 mutants moved both preemptions together, %u new ones landed "
+		      "within 4096 blocks after one\n",
+		      together, near);
+	assert_true(together > 200);
+	assert_true(near > 2000);
+	assert_int_equal(afl_custom_fuzz_count(m, buf, len), SCHEDULE_MUTANTS_PER_ENTRY);
+	afl_custom_deinit(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mutants_are_always_valid),
 		cmocka_unit_test(test_same_seed_same_mutants),
+		cmocka_unit_test(test_preemptions_move_together_and_land_near),
 		cmocka_unit_test(test_counter_mode_mutants),
 	};
 
