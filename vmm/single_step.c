@@ -34,14 +34,17 @@ void single_step_start(struct vm *vm, uint16_t insns)
 		vm_finish(vm, VM_HOST_ERROR, "this KVM cannot single-step the guest");
 		return;
 	}
+	vm->single_stepping = true;
 	vm->stepping_left = insns;
 	vm->stepping_from = vm->steps;
 }
 
+/* Turns stepping off whenever it is on: the count of instructions left says nothing of it. */
 void single_step_stop(struct vm *vm)
 {
-	if (vm->stepping_left && set_guest_debug(vm, 0) < 0)
+	if (vm->single_stepping && set_guest_debug(vm, 0) < 0)
 		vm_finish(vm, VM_HOST_ERROR, "cannot turn single-stepping off");
+	vm->single_stepping = false;
 	vm->stepping_left = 0;
 }
 

@@ -81,6 +81,7 @@ struct vm {
 	uint64_t timer_late_ns; /* the next timer fires this much late */
 	uint64_t injected;	/* injections applied so far */
 	struct vm_counter counter;
+	bool single_stepping;	    /* KVM_SET_GUEST_DEBUG single-steps the guest */
 	uint32_t stepping_left;	    /* single-stepping: instructions to go (vmm/single_step.c) */
 	uint64_t stepping_from;	    /* the step the landing counts from */
 	uint64_t stepped;	    /* instructions single-stepped so far */
