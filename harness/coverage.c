@@ -66,13 +66,12 @@ static uint64_t mix(uint64_t a, uint64_t b)
 }
 
 /*
- * Where an injected preemption landed (its block's address), in which
- * thread, and whether it was the run's first, second or a later one: a new
- * site is progress for a schedule search even when nothing else changed yet
- * (the second preemption of a bug of depth 3 lands in the other thread's
- * window only after the first let that thread in). One feature per site,
- * not an edge: pairs of sites would flood the queue with equivalent
- * schedules.
+ * Where an injected preemption landed (its block's address, or the
+ * instruction's for a single-step offset), in which thread, and whether it was the run's first,
+ * second or a later one: a new site is progress for a schedule search even when nothing else
+ * changed yet (the second preemption of a bug of depth 3 lands in the other thread's window only
+ * after the first let that thread in). One feature per site, not an edge: pairs of sites would
+ * flood the queue with equivalent schedules.
  */
 static uint64_t preemption_site(const struct trace_record *r, unsigned int thread,
 				unsigned int *injected)
@@ -108,7 +107,7 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 		}
 		if (r.type == REWIND_EV_CONSOLE || r.type == TRACE_OUTCOME)
 			continue; /* kernel chatter; the outcome goes in the tail */
-		if (r.type == TRACE_PREEMPT && r.args[1] == 0)
+		if (r.type == TRACE_PREEMPT && r.args[1] != PREEMPT_WHY_SLICE)
 			hit(map, size, preemption_site(&r, running, &preemptions));
 		key = mix((uint64_t)r.type << 32 | thread_number(&threads, r.tid),
 			  event_detail(&r, payload));

@@ -105,7 +105,8 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 				    .detail = vm->detail,
 				    .counter_missing = input->mode == INPUT_MODE_COUNTER &&
 						       !vm->counter.started,
-				    .blocks = vm->counter.blocks};
+				    .blocks = vm->counter.blocks,
+				    .stepped = vm->stepped};
 	return res->cls == CLASS_HOST_ERROR ? -EIO : 0;
 }
 
@@ -131,6 +132,8 @@ void exec_result_print(const struct exec_result *res)
 	fprintf(stderr, " at step %" PRIu64 ",", res->job_steps);
 	if (res->blocks)
 		fprintf(stderr, " %" PRIu64 " blocks,", res->blocks);
+	if (res->stepped)
+		fprintf(stderr, " %" PRIu64 " instructions stepped,", res->stepped);
 	fprintf(stderr, " %" PRIu64 " injections applied, trace 0x%016" PRIx64 "\n", res->injected,
 		res->trace_hash);
 }

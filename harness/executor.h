@@ -46,6 +46,7 @@ struct exec_result {
 	const char *detail;   /* the VMM's outcome detail */
 	bool counter_missing; /* counter mode, but the job never started its counter */
 	uint64_t blocks;      /* counter mode: basic blocks the job ran */
+	uint64_t stepped;     /* instructions single-stepped (preempt-insns) */
 };
 
 /* "rewind-harness: outcome CLASS (what happened) at step N, ... trace HASH" on stderr. */

@@ -128,10 +128,10 @@ static int check_record(const uint8_t *rec, size_t i, uint8_t mode, char *why, s
 	if ((kind == INJECT_RESCHED || kind == INJECT_PREEMPT) && arg != 0)
 		return reject(why, why_len, "record %zu (offset %zu): %s with arg %u, not 0", i,
 			      off + REC_ARG, injection_kind_name(kind), arg);
-	if (kind == INJECT_PREEMPT_INSNS) /* vmm/single_step.c: not reliable yet */
+	if (kind == INJECT_PREEMPT_INSNS && (arg == 0 || arg > INJECT_INSNS_MAX))
 		return reject(why, why_len,
-			      "record %zu (offset %zu): preempt-insns is not available yet", i,
-			      off + REC_KIND);
+			      "record %zu (offset %zu): preempt-insns with arg %u, not 1..%u", i,
+			      off + REC_ARG, arg, INJECT_INSNS_MAX);
 	if (kind == INJECT_PREEMPT && mode != INPUT_MODE_COUNTER)
 		return reject(why, why_len, "record %zu (offset %zu): preempt needs counter mode",
 			      i, off + REC_KIND);
@@ -457,10 +457,6 @@ int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t 
 					 &out.schedule.at[out.schedule.count], why, why_len);
 		if (rc)
 			return rc;
-		if (out.schedule.at[out.schedule.count].kind == INJECT_PREEMPT_INSNS)
-			return reject(why, why_len,
-				      "injections[%" PRIu32 "]: preempt-insns is not available yet",
-				      out.schedule.count);
 		if (out.schedule.at[out.schedule.count].kind == INJECT_PREEMPT &&
 		    out.mode != INPUT_MODE_COUNTER)
 			return reject(why, why_len,

@@ -63,6 +63,10 @@ static uint8_t random_kind(struct schedule_mutator *m, uint8_t mode)
 	 * what reaches races in code that makes no system call */
 	if (mode == INPUT_MODE_COUNTER && below(m, 4))
 		return INJECT_PREEMPT;
+	/* steps mode: the one way into code between exits is single-stepping,
+	 * one exit per instruction, so one in eight */
+	if (mode == INPUT_MODE_STEPS && below(m, 8) == 0)
+		return INJECT_PREEMPT_INSNS;
 	return step_kinds[below(m, sizeof(step_kinds))];
 }
 
@@ -143,6 +147,24 @@ static void move_step(struct schedule_mutator *m, struct schedule *s, struct inj
 			shift(&s->at[i], delta);
 }
 
+/*
+ * A single-step offset: half the time a few instructions more or less (a
+ * landing in the right loop is a few instructions from its race window),
+ * otherwise a new count.
+ */
+static void nudge_insns(struct schedule_mutator *m, struct injection *inj)
+{
+	int32_t delta = (int32_t)(1 + below(m, 4));
+	int32_t insns;
+
+	if (below(m, 2)) {
+		inj->arg = random_arg(m, inj->kind);
+		return;
+	}
+	insns = (int32_t)inj->arg + (below(m, 2) ? delta : -delta);
+	inj->arg = (uint16_t)(insns < 1 ? 1 : insns > INJECT_INSNS_MAX ? INJECT_INSNS_MAX : insns);
+}
+
 static void change_arg(struct schedule_mutator *m, uint8_t mode, struct injection *inj)
 {
 	if (inj->kind == INJECT_RESCHED || inj->kind == INJECT_PREEMPT) {
@@ -150,7 +172,7 @@ static void change_arg(struct schedule_mutator *m, uint8_t mode, struct injectio
 		return;
 	}
 	if (inj->kind == INJECT_PREEMPT_INSNS) {
-		inj->arg = random_arg(m, inj->kind);
+		nudge_insns(m, inj);
 		return;
 	}
 	switch (below(m, 3)) {

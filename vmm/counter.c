@@ -45,7 +45,7 @@ static uint64_t block_address(struct vm *vm)
 	return regs.rdi;
 }
 
-static void trace_preempt(struct vm *vm, uint64_t why)
+static void trace_preempt(struct vm *vm, enum preempt_why why)
 {
 	struct trace_record rec = {.step = vm->steps,
 				   .type = TRACE_PREEMPT,
@@ -90,10 +90,10 @@ uint32_t counter_read(struct vm *vm)
 	}
 	c->started = true;
 	if (take_preempts(vm)) {
-		trace_preempt(vm, 0);
+		trace_preempt(vm, PREEMPT_WHY_BLOCK);
 		preempt = true;
 	} else if (vm->cfg.slice_blocks && c->blocks >= c->slice_start + vm->cfg.slice_blocks) {
-		trace_preempt(vm, 1);
+		trace_preempt(vm, PREEMPT_WHY_SLICE);
 		preempt = true;
 	}
 	if (preempt)

@@ -3,7 +3,6 @@
  * while the vCPU is stopped at an exit the guest made, so the guest sees it
  * at the same instruction on every run.
  */
-#include "vmm/guest_mem.h"
 #include "vmm/vm.h"
 
 void inject_set_schedule(struct vm *vm, const struct schedule *s)
@@ -19,8 +18,7 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s)
 
 static void stall_running_task(struct vm *vm, uint16_t us)
 {
-	struct rewind_shared *sh =
-		vm->shared_gpa ? guest_mem_ptr(&vm->km, vm->shared_gpa, sizeof(*sh)) : NULL;
+	struct rewind_shared *sh = vm_shared(vm);
 
 	if (!sh || us == 0)
 		return;

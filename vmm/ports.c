@@ -5,7 +5,9 @@
 
 #include <string.h>
 
-static struct rewind_shared *shared_page(struct vm *vm)
+_Static_assert(sizeof(struct rewind_shared) == 4096, "struct rewind_shared is one page");
+
+struct rewind_shared *vm_shared(struct vm *vm)
 {
 	return vm->shared_gpa ? guest_mem_ptr(&vm->km, vm->shared_gpa, sizeof(struct rewind_shared))
 			      : NULL;
@@ -13,7 +15,7 @@ static struct rewind_shared *shared_page(struct vm *vm)
 
 void vm_raise(struct vm *vm, uint32_t pending_bits)
 {
-	struct rewind_shared *sh = shared_page(vm);
+	struct rewind_shared *sh = vm_shared(vm);
 
 	if (!sh)
 		return;
@@ -84,7 +86,7 @@ static void port_event(struct vm *vm, uint32_t gpa)
 /* The guest idles with interrupts disabled: jump to its timer or give up. */
 static void port_idle(struct vm *vm)
 {
-	struct rewind_shared *sh = shared_page(vm);
+	struct rewind_shared *sh = vm_shared(vm);
 
 	if (sh && sh->pending) {
 		/* Raised while the guest could not take it (an injection into a
@@ -176,7 +178,7 @@ uint32_t ports_read_seed(struct vm *vm)
 /* Called after every step: fires the one-shot timer once virtual time reaches it. */
 void ports_fire_due_timer(struct vm *vm)
 {
-	struct rewind_shared *sh = shared_page(vm);
+	struct rewind_shared *sh = vm_shared(vm);
 
 	if (!sh || vm->outcome != VM_RUNNING)
 		return;
@@ -194,7 +196,7 @@ void ports_fire_due_timer(struct vm *vm)
  */
 void ports_take_switches(struct vm *vm)
 {
-	struct rewind_shared *sh = shared_page(vm);
+	struct rewind_shared *sh = vm_shared(vm);
 	uint32_t head, tail;
 
 	if (!sh)

@@ -23,7 +23,7 @@
 #define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
 #define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
 #define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
-#define REWIND_ABI_VERSION     2u
+#define REWIND_ABI_VERSION     3u
 
 /*
  * Ports (OUTL, 32-bit value), 4 apart: an OUTL touches 4 byte ports, so a
@@ -90,6 +90,16 @@ enum rewind_power {
 #define REWIND_PENDING_STALL                                                                       \
 	(1u << 2) /* the running task sleeps stall_ns when                                         \
 		     it next returns to user space */
+/*
+ * Single-step the running user task: set TF in its saved user flags (and
+ * TIF_FORCED_TF, so a child it forks does not inherit it) and write its
+ * thread id to step_tid: 0 if the CPU was idle, in a kernel thread or in
+ * init (Rewind's own, never stepped). The task then traps after every
+ * user-mode instruction (entering the kernel clears TF, returning restores
+ * it); the VMM intercepts the #DB traps, counts them and clears TF at the
+ * landing. The guest never sees them.
+ */
+#define REWIND_PENDING_STEP (1u << 3)
 
 /* One context switch: the thread ids (0: idle) the CPU went from and to. */
 struct rewind_switch {
@@ -114,6 +124,9 @@ struct rewind_shared {
 	__u64 timer_deadline; /* absolute now_ns of the one-shot timer, 0 = none */
 	/* written by the VMM, read with REWIND_PENDING_STALL */
 	__u64 stall_ns;
+	/* written by the guest when it takes REWIND_PENDING_STEP */
+	__u32 step_tid;
+	__u32 reserved0;
 	/*
 	 * Context switches, without an exit each: the guest writes record
 	 * switch_head % REWIND_SWITCH_RING, then increments switch_head; the
@@ -125,7 +138,7 @@ struct rewind_shared {
 	__u32 switch_head; /* written by the guest */
 	__u32 switch_tail; /* written by the VMM */
 	struct rewind_switch switches[REWIND_SWITCH_RING];
-	__u8 reserved[4096 - 56 - 8 * REWIND_SWITCH_RING];
+	__u8 reserved[4096 - 64 - 8 * REWIND_SWITCH_RING];
 };
 
 /* Event records, handed over with REWIND_PORT_EVENT; the VMM stamps each with its step. */

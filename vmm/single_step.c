@@ -1,16 +1,38 @@
 /*
- * Preemption N instructions after a step, for unmodified binaries: from the
- * exit the injection names, the guest is single-stepped (KVM_SET_GUEST_DEBUG,
- * one KVM_EXIT_DEBUG per instruction) with interrupts held back
- * (KVM_GUESTDBG_BLOCKIRQ), and after the Nth instruction the VMM raises the
- * reschedule request. The landing is exact; the cost is one exit per stepped
- * instruction, which is why N is capped (INJECT_INSNS_MAX).
+ * Preemption N user-mode instructions after a step, for unmodified
+ * binaries and without a PMU (preempt-insns). At the exit the injection
+ * names, the VMM asks the guest kernel (REWIND_PENDING_STEP, patch 0009)
+ * to set TF in the running user task's flags, and intercepts the #DB trap
+ * that TF raises after each of its user-mode instructions
+ * (KVM_SET_GUEST_DEBUG with KVM_GUESTDBG_USE_HW_BP and no breakpoint set:
+ * every #DB exits to the VMM, none reaches the guest). After the Nth, the
+ * VMM clears TF and raises the reschedule request. The landing is exact;
+ * each instruction costs an exit, which is why N is capped
+ * (INJECT_INSNS_MAX).
+ *
+ * Why not KVM_GUESTDBG_SINGLESTEP from the start: KVM would set TF at the
+ * kernel instruction the vCPU stopped at, and the kernel's return to user
+ * space (SYSRET or IRET) loads the task's own flags: stepping either ended
+ * silently in the kernel, before any user code, or stepped all the kernel
+ * code on the way. Stepping the task from its own flags counts only its
+ * user-mode instructions (kernel entry clears TF, the return restores it),
+ * so interrupts need not be held off: the kernel code they run is never
+ * stepped and cannot shift the count.
+ *
+ * KVM_GUESTDBG_SINGLESTEP is added at the first trap, in user space: an
+ * instruction KVM completes itself (a port access from user space, as the
+ * counter runtime makes) raises its single-step trap in KVM, which hands it
+ * to the guest as a #DB (a SIGTRAP) unless that flag is set.
  */
 #include "vmm/log.h"
 #include "vmm/vm.h"
 
 #include <string.h>
 #include <sys/ioctl.h>
+
+#define RFLAGS_TF	 (1ull << 8)
+#define STEP_TID_ASKED	 UINT32_MAX /* step_tid until the guest answers */
+#define STEP_TID_NOTHING 0	    /* the guest had no user task to step */
 
 static int set_guest_debug(struct vm *vm, uint32_t control)
 {
@@ -27,16 +49,19 @@ static int set_guest_debug(struct vm *vm, uint32_t control)
 
 void single_step_start(struct vm *vm, uint16_t insns)
 {
-	if (insns == 0 || vm->stepping_left)
+	struct rewind_shared *sh = vm_shared(vm);
+
+	if (insns == 0 || vm->single_stepping || !sh)
 		return; /* one landing at a time: a second request is dropped, on every run */
-	if (set_guest_debug(vm, KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP |
-					KVM_GUESTDBG_BLOCKIRQ) < 0) {
-		vm_finish(vm, VM_HOST_ERROR, "this KVM cannot single-step the guest");
+	if (set_guest_debug(vm, KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP) < 0) {
+		vm_finish(vm, VM_HOST_ERROR, "this KVM cannot intercept the guest's debug traps");
 		return;
 	}
 	vm->single_stepping = true;
 	vm->stepping_left = insns;
 	vm->stepping_from = vm->steps;
+	sh->step_tid = STEP_TID_ASKED;
+	vm_raise(vm, REWIND_PENDING_STEP);
 }
 
 /* Turns stepping off whenever it is on: the count of instructions left says nothing of it. */
@@ -45,26 +70,57 @@ void single_step_stop(struct vm *vm)
 	if (vm->single_stepping && set_guest_debug(vm, 0) < 0)
 		vm_finish(vm, VM_HOST_ERROR, "cannot turn single-stepping off");
 	vm->single_stepping = false;
+	vm->stepping_user = false;
 	vm->stepping_left = 0;
+}
+
+void single_step_check(struct vm *vm)
+{
+	const struct rewind_shared *sh = vm_shared(vm);
+
+	if (sh && sh->step_tid == STEP_TID_NOTHING)
+		single_step_stop(vm); /* idle or a kernel thread: nothing will trap */
+}
+
+/* The stepped task stays in user space at the landing: TF lives in RFLAGS only. */
+static void clear_trap_flag(struct vm *vm)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(vm->km.vcpu_fd, KVM_GET_REGS, &regs) < 0) {
+		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_REGS at a landing: %s", strerror(errno));
+		return;
+	}
+	regs.rflags &= ~RFLAGS_TF;
+	if (ioctl(vm->km.vcpu_fd, KVM_SET_REGS, &regs) < 0)
+		vm_finish(vm, VM_HOST_ERROR, "KVM_SET_REGS at a landing: %s", strerror(errno));
 }
 
 void single_step_exit(struct vm *vm)
 {
 	struct trace_record rec = {.step = vm->steps, .type = TRACE_PREEMPT};
 
+	__atomic_store_n(&vm->progress, vm->progress + 1, __ATOMIC_RELAXED);
 	if (!vm->stepping_left) {
-		/* KVM can report the trap of the instruction that was in flight when
-		 * stepping was turned off: the guest saw nothing; ignore it */
+		/* a trap of an instruction in flight when stepping ended: the guest saw
+		 * nothing; ignore it */
 		vm->stray_debug_exits++;
 		return;
 	}
+	if (!vm->stepping_user && set_guest_debug(vm, KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP |
+							      KVM_GUESTDBG_SINGLESTEP) < 0) {
+		vm_finish(vm, VM_HOST_ERROR, "this KVM cannot single-step the guest");
+		return;
+	}
+	vm->stepping_user = true;
 	vm->stepped++;
 	if (--vm->stepping_left)
 		return;
+	clear_trap_flag(vm);
 	single_step_stop(vm);
 	/* the landing: which instruction, counted from which step */
 	rec.args[0] = vm->stepping_from;
-	rec.args[1] = 2; /* 0 block injection, 1 time slice, 2 instruction injection */
+	rec.args[1] = PREEMPT_WHY_INSNS;
 	rec.args[2] = vm->km.run->debug.arch.pc;
 	trace_append(&vm->trace, &rec, NULL);
 	vm_raise(vm, REWIND_PENDING_RESCHED);

@@ -21,8 +21,16 @@ enum trace_vmm_type {
 	TRACE_JOB_STATUS = 0x101, /* arg0: the job's wait status */
 	TRACE_POWER = 0x102,	  /* arg0: enum rewind_power */
 	TRACE_OUTCOME = 0x103,	  /* arg0: enum vm_outcome; payload: detail */
-	TRACE_PREEMPT = 0x104,	  /* counter mode: arg0: block count, arg1: 0 injection, 1 slice,
-				   * arg2: the block's address in the program */
+	TRACE_PREEMPT = 0x104,	  /* arg1: enum preempt_why; counter mode: arg0: block count,
+				   * arg2: the block's address in the program; preempt-insns:
+				   * arg0: the step counted from, arg2: the landing address */
+};
+
+/* Why a TRACE_PREEMPT preempted. */
+enum preempt_why {
+	PREEMPT_WHY_BLOCK = 0, /* a `preempt` injection (counter mode) */
+	PREEMPT_WHY_SLICE = 1, /* the default time slice (counter mode) */
+	PREEMPT_WHY_INSNS = 2, /* a `preempt-insns` injection (single-stepped) */
 };
 
 struct trace_record {

@@ -119,10 +119,13 @@ static void handle_exit(struct vm *vm, int reason)
 
 	switch (reason) {
 	case KVM_EXIT_IO:
-		/* the watchdog thread reads steps */
-		__atomic_store_n(&vm->steps, vm->steps + 1, __ATOMIC_RELAXED);
+		/* the watchdog thread reads progress */
+		__atomic_store_n(&vm->progress, vm->progress + 1, __ATOMIC_RELAXED);
+		vm->steps++;
 		vclock_step(&vm->clock);
 		ports_take_switches(vm);
+		if (vm->single_stepping)
+			single_step_check(vm);
 		handle_io(vm);
 		break;
 	case KVM_EXIT_MMIO:
@@ -179,7 +182,7 @@ enum vm_outcome vm_run(struct vm *vm)
 	uint64_t deadline_ms = vm->cfg.wall_ms ? monotonic_ms() + vm->cfg.wall_ms : 0;
 	struct watchdog dog;
 
-	if (watchdog_start(&dog, &vm->steps, vm->cfg.stuck_ms) < 0)
+	if (watchdog_start(&dog, &vm->progress, vm->cfg.stuck_ms) < 0)
 		return VM_HOST_ERROR;
 
 	vm->paused = false;

@@ -81,11 +81,14 @@ struct vm {
 	uint64_t timer_late_ns; /* the next timer fires this much late */
 	uint64_t injected;	/* injections applied so far */
 	struct vm_counter counter;
-	bool single_stepping;	    /* KVM_SET_GUEST_DEBUG single-steps the guest */
-	uint32_t stepping_left;	    /* single-stepping: instructions to go (vmm/single_step.c) */
+	/* preempt-insns (vmm/single_step.c) */
+	bool single_stepping;	    /* a task is stepped: #DB traps exit to the VMM */
+	bool stepping_user;	    /* its first trap came: KVM single-steps too */
+	uint32_t stepping_left;	    /* instructions to go */
 	uint64_t stepping_from;	    /* the step the landing counts from */
 	uint64_t stepped;	    /* instructions single-stepped so far */
 	uint64_t stray_debug_exits; /* debug exits after stepping ended (ignored) */
+	uint64_t progress;	    /* exits of any kind: what the watchdog watches */
 	char detail[256];	    /* human-readable outcome detail */
 };
 
@@ -115,6 +118,9 @@ void ports_fire_due_timer(struct vm *vm);
 /* Raises reason bits in the shared page and injects the callback vector. */
 void vm_raise(struct vm *vm, uint32_t pending_bits);
 
+/* The page shared with the guest, NULL until the guest registers it (vmm/ports.c). */
+struct rewind_shared *vm_shared(struct vm *vm);
+
 /* Takes the context switches the guest recorded since the last exit (vmm/ports.c). */
 void ports_take_switches(struct vm *vm);
 
@@ -124,10 +130,12 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s);
 /* Applies every injection due at the current step, before the guest re-enters. */
 void inject_due(struct vm *vm);
 
-/* Single-step insns instructions from here, then preempt (vmm/single_step.c). */
+/* Preempts the running user task after insns of its user-mode instructions (vmm/single_step.c). */
 void single_step_start(struct vm *vm, uint16_t insns);
 void single_step_exit(struct vm *vm); /* a KVM_EXIT_DEBUG */
 void single_step_stop(struct vm *vm);
+/* At each exit while stepping: ends it if the guest found no user task to step. */
+void single_step_check(struct vm *vm);
 
 /* The instrumented job's counter ran down (or starts): returns its next countdown. */
 uint32_t counter_read(struct vm *vm);

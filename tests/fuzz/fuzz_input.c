@@ -148,6 +148,12 @@ static int write_seeds(const char *dir)
 	rc |= write_seed(dir, "stall", &in);
 	in.schedule.at[0] = (struct injection){.step = 7, .arg = 40, .kind = INJECT_TIMER_LATE};
 	rc |= write_seed(dir, "timer-late", &in);
+	in.schedule.at[0] = (struct injection){.step = 9, .arg = 25, .kind = INJECT_PREEMPT_INSNS};
+	rc |= write_seed(dir, "preempt-insns", &in);
+	in.mode = INPUT_MODE_COUNTER;
+	in.schedule.at[0] = (struct injection){.step = 1200, .kind = INJECT_PREEMPT};
+	rc |= write_seed(dir, "preempt", &in);
+	in.mode = INPUT_MODE_STEPS;
 	in.schedule.count = 6;
 	for (uint32_t i = 0; i < in.schedule.count; i++) {
 		uint8_t kind = (uint8_t)(i % 3 + 1);

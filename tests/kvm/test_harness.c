@@ -270,6 +270,7 @@ static void test_each_injection_kind_changes_the_run(void **state)
 		resched,
 		"{\"step\":40,\"kind\":\"stall\",\"us\":3000}",
 		"{\"step\":40,\"kind\":\"timer-late\",\"us\":3000}",
+		"{\"step\":40,\"kind\":\"preempt-insns\",\"insns\":50}",
 	};
 	char base[19], first[19], again[19], path[128];
 	size_t at = 0;
@@ -382,6 +383,108 @@ static void test_counter_preemption_lands_exactly(void **state)
 	assert_int_equal(injected, 2);
 }
 
+/* --- single-step offsets (preempt-insns) ------------------------------------ */
+
+/* /bin/tally's worker announces itself at this step; its counting loop follows (guest/tally.c). */
+#define TALLY_WORKER_STEP 12
+#define TALLY_MAX_INSNS	  30
+
+/* The instruction counts (preempt-insns) of the failures afl-showmap saved in dir. */
+static size_t failing_insns(const char *dir, unsigned int *insns, size_t max)
+{
+	struct run *r = new_run();
+	char cmd[256];
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cat %s/*.json | sed -n 's/.*\"insns\":[^0-9]*\\([0-9]*\\).*/\\1/p'", dir);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+	for (char *line = strtok(r->out, "\n"); line && n < max; line = strtok(NULL, "\n"))
+		insns[n++] = (unsigned int)strtoul(line, NULL, 10);
+	return n;
+}
+
+/* Runs /bin/tally on a preempt-insns input; returns its landing address (the trace's). */
+static uint64_t tally_landing(unsigned int insns, struct run *r)
+{
+	uint64_t blocks[4], why[4], pc[4];
+	char inj[128], path[128], cmd[512];
+
+	snprintf(inj, sizeof(inj), "{\"step\":%d,\"kind\":\"preempt-insns\",\"insns\":%u}",
+		 TALLY_WORKER_STEP, insns);
+	snprintf(path, sizeof(path), DIR "/tally-%u", insns);
+	write_input(path, inj);
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --artifacts " DIR "/tally-art --trace %s.trace %s -- /bin/tally", path,
+		 path);
+	sh(cmd, r);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".trace");
+	assert_int_equal(preempts_in_trace(path, blocks, why, pc, 4), 1);
+	assert_int_equal(why[0], PREEMPT_WHY_INSNS);
+	return pc[0];
+}
+
+/*
+ * A single-step offset on an uninstrumented binary lands at one exact
+ * instruction: counts 1..30 after the worker's announcement, all run in one
+ * afl-showmap process. Some land between the worker's load and store of
+ * the tally and lose the updates, the others do not. The first failing
+ * count fails on every run at the same address of count(), and one
+ * instruction earlier lands elsewhere and passes; the artifact replays
+ * exactly.
+ */
+static void test_single_step_preemption_lands_exactly(void **state)
+{
+	struct run *r = new_run(), *a = new_run(), *b = new_run();
+	unsigned int insns[TALLY_MAX_INSNS], first = TALLY_MAX_INSNS;
+	char inj[128], path[128], function[128];
+	uint64_t pc_a, pc_b, pc_before;
+	size_t failing;
+
+	(void)state;
+	sh("rm -rf " DIR "/insns " DIR "/insns-in " DIR "/insns-art && mkdir -p " DIR "/insns " DIR
+	   "/insns-in",
+	   r);
+	for (unsigned int n = 1; n <= TALLY_MAX_INSNS; n++) {
+		snprintf(inj, sizeof(inj), "{\"step\":%d,\"kind\":\"preempt-insns\",\"insns\":%u}",
+			 TALLY_WORKER_STEP, n);
+		snprintf(path, sizeof(path), DIR "/insns/n%02u", n);
+		write_input(path, inj);
+	}
+	sh("cp " DIR "/insns/n[0-9][0-9] " DIR "/insns-in/ && AFL_SKIP_BIN_CHECK=1 "
+	   "AFL_FORKSRV_INIT_TMOUT=120000 AFL_NO_AFFINITY=1 afl-showmap -q -i " DIR
+	   "/insns-in -o " DIR "/insns-maps -t 10000 -m none -- " HARNESS_AFL " --artifacts " DIR
+	   "/insns-art @@ -- /bin/tally >/dev/null; ls " DIR "/insns-maps | wc -l",
+	   r);
+	assert_int_equal(strtol(r->out, NULL, 10), TALLY_MAX_INSNS); /* every input ran */
+	failing = failing_insns(DIR "/insns-art", insns, TALLY_MAX_INSNS);
+	for (size_t i = 0; i < failing; i++)
+		first = insns[i] < first ? insns[i] : first;
+	print_message("preempt-insns 1..%d at step %d: %zu distinct failures, the first at %u\n",
+		      TALLY_MAX_INSNS, TALLY_WORKER_STEP, failing, first);
+	assert_true(failing >= 2 && failing < TALLY_MAX_INSNS && first > 1);
+
+	pc_a = tally_landing(first, a);
+	pc_b = tally_landing(first, b);
+	expect_status(a, 1, "outcome signal (the job was killed by SIGABRT)");
+	expect_status(b, 1, "outcome signal (the job was killed by SIGABRT)");
+	assert_true(pc_a == pc_b);
+	function_at("build/guest/bin/tally", pc_a, function, sizeof(function));
+	print_message("%u instructions: landed at %#" PRIx64 " in %s(), both runs\n", first, pc_a,
+		      function);
+	assert_string_equal(function, "count");
+	pc_before = tally_landing(first - 1, a);
+	expect_status(a, 0, "outcome pass");
+	assert_true(pc_before != pc_a);
+
+	sh("a=$(ls " DIR "/insns-art/*.json | head -n 1) && " HARNESS " --replay \"$a\" --repeat 5",
+	   r);
+	expect_status(
+		r, 0,
+		"replay identical (outcome, step and trace as in the artifact every time, 5 runs");
+}
+
 /* The trace hash a replay reports in its last line ("replay identical (..., trace 0x...)"). */
 static void replay_trace_of(const struct run *r, char out[19])
 {
@@ -408,7 +511,8 @@ static void test_both_modes_repeat_exactly_across_20_runs(void **state)
 		{"steps",
 		 "{\"step\":3,\"kind\":\"resched\"},{\"step\":9,\"kind\":\"timer-late\","
 		 "\"us\":700},{\"step\":21,\"kind\":\"stall\",\"us\":15000},"
-		 "{\"step\":30,\"kind\":\"resched\"}",
+		 "{\"step\":30,\"kind\":\"resched\"},{\"step\":21,\"kind\":\"preempt-insns\","
+		 "\"insns\":40}",
 		 ""},
 		{"counter",
 		 "{\"block\":40,\"kind\":\"preempt\"},{\"block\":1300,\"kind\":\"preempt\"},"
@@ -735,26 +839,28 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 }
 
 /*
- * Counter mode: harness/rewind-fuzz on a racy example of guest/tests finds
+ * harness/rewind-fuzz from corpus/CORPUS on COMMAND (a racy example) finds
  * its bug within seconds (at most), the artifact replays and prints what
  * the example says when it fails (said), and stability is 100%.
  */
-static void afl_finds(const char *example, int seconds, const char *said)
+static void afl_finds(const char *corpus, const char *command, int seconds, const char *said)
 {
 	struct run *r = new_run(), *t = new_run();
+	const char *name = strrchr(command, '/') + 1;
 	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd),
 		 "REWIND_HARNESS=" HARNESS_AFL " harness/rewind-fuzz --seconds %d --corpus "
-		 "corpus/counter --out " DIR "/afl-%s -- -- /tests/%s",
-		 seconds, example, example);
+		 "corpus/%s --out " DIR "/afl-%s -- -- %s",
+		 seconds, corpus, name, command);
 	sh(cmd, r);
 	expect_status(r, 0, "replay identical");
 	assert_non_null(strstr(r->out, said));
-	snprintf(cmd, sizeof(cmd), "cat " DIR "/afl-%s/default/fuzzer_stats", example);
+	snprintf(cmd, sizeof(cmd), "cat " DIR "/afl-%s/default/fuzzer_stats", name);
 	sh(cmd, t);
-	print_message("counter mode: %s found after %.0f execs, %.0f s, stability %.2f%%\n",
-		      example, stat_of(t->out, "execs_done"), stat_of(t->out, "run_time"),
+	print_message("%s mode: %s found after %.0f execs, %.0f s, stability %.2f%%\n",
+		      strcmp(corpus, "counter") == 0 ? "counter" : "steps", name,
+		      stat_of(t->out, "execs_done"), stat_of(t->out, "run_time"),
 		      stat_of(t->out, "stability"));
 	assert_true(stat_of(t->out, "stability") == 100.0);
 }
@@ -763,7 +869,7 @@ static void afl_finds(const char *example, int seconds, const char *said)
 static void test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode(void **state)
 {
 	(void)state;
-	afl_finds("lost_update", 300, "lost_update: lost ");
+	afl_finds("counter", "/tests/lost_update", 300, "lost_update: lost ");
 }
 
 /*
@@ -773,7 +879,18 @@ static void test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode(void 
 static void test_afl_fuzz_finds_the_depth3_bug(void **state)
 {
 	(void)state;
-	afl_finds("depth3_transfer", 900, "flight"); /* in-flight total < 0, or left in flight */
+	afl_finds("counter", "/tests/depth3_transfer", 900,
+		  "flight"); /* in-flight total < 0, or left in flight */
+}
+
+/*
+ * Steps mode, an uninstrumented binary: afl-fuzz finds the lost update of
+ * /bin/tally with a single-step offset (the mutator's preempt-insns).
+ */
+static void test_afl_fuzz_finds_a_lost_update_by_single_stepping(void **state)
+{
+	(void)state;
+	afl_finds("ledger", "/bin/tally", 600, "tally: lost ");
 }
 
 int main(void)
@@ -785,6 +902,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files_are_refused_clearly),
 		cmocka_unit_test(test_each_injection_kind_changes_the_run),
 		cmocka_unit_test(test_counter_preemption_lands_exactly),
+		cmocka_unit_test(test_single_step_preemption_lands_exactly),
 		cmocka_unit_test(test_both_modes_repeat_exactly_across_20_runs),
 		cmocka_unit_test(test_spinning_in_both_modes),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
@@ -796,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode),
 		cmocka_unit_test(test_afl_fuzz_finds_the_depth3_bug),
+		cmocka_unit_test(test_afl_fuzz_finds_a_lost_update_by_single_stepping),
 	};
 
 	if (getenv("TEST_FILTER"))

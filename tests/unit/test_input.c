@@ -682,14 +682,28 @@ static bool oracle_valid(const uint8_t *d, size_t len)
 	if (memcmp(d, "RWSI", 4) != 0 || d[4] != 1 || d[5] > 1 || d[6] != 0 || d[7] != 0)
 		return false;
 	for (size_t o = 16; o + 8 <= len; o += 8) {
-		if (d[o + 4] < 1 || d[o + 4] > 4 || d[o + 5] != 0) /* 5: not yet */
+		unsigned int arg = d[o + 6] | (unsigned int)d[o + 7] << 8;
+
+		if (d[o + 4] < 1 || d[o + 4] > 5 || d[o + 5] != 0)
 			return false;
-		if ((d[o + 4] == 1 || d[o + 4] == 4) && (d[o + 6] != 0 || d[o + 7] != 0))
+		if ((d[o + 4] == 1 || d[o + 4] == 4) && arg != 0)
+			return false;
+		if (d[o + 4] == 5 && (arg < 1 || arg > 4096)) /* preempt-insns: 1..4096 */
 			return false;
 		if (d[o + 4] == 4 && d[5] != 1) /* preempt: counter mode only */
 			return false;
 	}
 	return true;
+}
+
+/* An argument the kind accepts; now and then one out of range for preempt-insns. */
+static uint16_t random_arg(uint64_t *rng, uint8_t kind)
+{
+	if (kind == INJECT_RESCHED || kind == INJECT_PREEMPT)
+		return 0;
+	if (kind == INJECT_PREEMPT_INSNS && rng_below(rng, 1024))
+		return (uint16_t)(rng_below(rng, INJECT_INSNS_MAX) + 1);
+	return (uint16_t)rng_next(rng);
 }
 
 /* Random bytes of a random kind: pure noise, a valid header, or a valid input mutated. */
@@ -710,10 +724,13 @@ static size_t random_input(uint64_t *rng, uint8_t *buf, size_t cap)
 		n = rng_below(rng, rng_below(rng, 8) ? SCHEDULE_MAX + 1 : SCHEDULE_MAX + 4);
 		len = header(buf, rng_next(rng));
 		for (size_t i = 0; i < n; i++) {
-			uint8_t kind = (uint8_t)rng_below(rng, 3) + 1;
+			static const uint8_t steps_kinds[] = {INJECT_RESCHED, INJECT_STALL,
+							      INJECT_TIMER_LATE,
+							      INJECT_PREEMPT_INSNS};
+			uint8_t kind = steps_kinds[rng_below(rng, sizeof(steps_kinds))];
 
 			len = record(buf, i, (uint32_t)rng_next(rng), kind, 0,
-				     kind == INJECT_RESCHED ? 0 : (uint16_t)rng_next(rng));
+				     random_arg(rng, kind));
 		}
 		for (uint32_t m = rng_below(rng, 4); m > 0 && len; m--)
 			buf[rng_below(rng, (uint32_t)len)] = (uint8_t)rng_next(rng);
@@ -829,45 +846,55 @@ static void test_counter_mode(void **state)
 	expect_reject(buf, len, "record 0 (offset 22): preempt with arg 1, not 0");
 }
 
-/* preempt-insns (single-step offsets) is refused until vmm/single_step.c is reliable. */
-static void test_preempt_insns_not_yet(void **state)
+/* preempt-insns (single-step offsets): 1..INJECT_INSNS_MAX instructions, in either mode. */
+static void test_preempt_insns(void **state)
 {
 	static const char json[] = "{\"format\":\"rewind-input\",\"version\":1,\"mode\":"
 				   "\"steps\",\"seed\":\"0x0000000000000000\",\"injections\":"
 				   "[{\"step\":9,\"kind\":\"preempt-insns\",\"insns\":25}]}";
-	struct exec_input in = {.mode = INPUT_MODE_STEPS};
+	struct exec_input in = {.mode = INPUT_MODE_STEPS}, back;
 	uint8_t buf[INPUT_MAX_SIZE];
 	char why[WHY_LEN];
 	cJSON *parsed = cJSON_Parse(json);
 	size_t len;
 
 	(void)state;
-	assert_int_equal(input_from_json(parsed, &in, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "injections[0]: preempt-insns is not available yet");
+	assert_int_equal(input_from_json(parsed, &in, why, sizeof(why)), 0);
 	cJSON_Delete(parsed);
-	in.schedule.count = 1;
-	in.schedule.at[0] = (struct injection){.step = 9, .arg = 25, .kind = INJECT_PREEMPT_INSNS};
+	assert_int_equal(in.schedule.count, 1);
+	assert_int_equal(in.schedule.at[0].kind, INJECT_PREEMPT_INSNS);
+	assert_int_equal(in.schedule.at[0].step, 9);
+	assert_int_equal(in.schedule.at[0].arg, 25);
 	len = input_encode(&in, buf);
-	expect_reject(buf, len, "record 0 (offset 20): preempt-insns is not available yet");
+	assert_int_equal(input_parse(buf, len, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.schedule.at[0].arg, 25);
+	buf[INPUT_HEADER_SIZE + 6] = 0; /* arg 0: nothing to step */
+	expect_reject(buf, len, "record 0 (offset 22): preempt-insns with arg 0, not 1..4096");
+	buf[INPUT_HEADER_SIZE + 6] = 0x01; /* arg 4097: past the cap */
+	buf[INPUT_HEADER_SIZE + 7] = 0x10;
+	expect_reject(buf, len, "record 0 (offset 22): preempt-insns with arg 4097, not 1..4096");
+	buf[5] = INPUT_MODE_COUNTER; /* counter mode steps too */
+	buf[INPUT_HEADER_SIZE + 6] = 0x00;
+	assert_int_equal(input_parse(buf, len, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.schedule.at[0].arg, 4096);
+	expect_json_reject("\"1\"", "{\"step\":1,\"kind\":\"preempt-insns\",\"insns\":0}", "",
+			   "injections[0]: \"insns\" must be an integer in 1..4096");
+	expect_json_reject("\"1\"", "{\"step\":1,\"kind\":\"preempt-insns\",\"insns\":4097}", "",
+			   "injections[0]: \"insns\" must be an integer in 1..4096");
+	expect_json_reject("\"1\"", "{\"step\":1,\"kind\":\"preempt-insns\"}", "",
+			   "injections[0]: missing \"insns\"");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_counter_mode),
-		cmocka_unit_test(test_preempt_insns_not_yet),
-		cmocka_unit_test(test_kind_names),
-		cmocka_unit_test(test_sort_stable),
-		cmocka_unit_test(test_sort_full),
-		cmocka_unit_test(test_parse_all_kinds),
-		cmocka_unit_test(test_parse_sizes),
-		cmocka_unit_test(test_parse_rejections),
-		cmocka_unit_test(test_reason_buffer),
-		cmocka_unit_test(test_encode_round_trip),
-		cmocka_unit_test(test_json_from_binary),
-		cmocka_unit_test(test_json_to_binary),
-		cmocka_unit_test(test_json_rejections),
-		cmocka_unit_test(test_random_inputs),
+		cmocka_unit_test(test_counter_mode),	 cmocka_unit_test(test_preempt_insns),
+		cmocka_unit_test(test_kind_names),	 cmocka_unit_test(test_sort_stable),
+		cmocka_unit_test(test_sort_full),	 cmocka_unit_test(test_parse_all_kinds),
+		cmocka_unit_test(test_parse_sizes),	 cmocka_unit_test(test_parse_rejections),
+		cmocka_unit_test(test_reason_buffer),	 cmocka_unit_test(test_encode_round_trip),
+		cmocka_unit_test(test_json_from_binary), cmocka_unit_test(test_json_to_binary),
+		cmocka_unit_test(test_json_rejections),	 cmocka_unit_test(test_random_inputs),
 	};
 
 	return cmocka_run_group_tests_name("input", tests, NULL, NULL);

@@ -113,6 +113,45 @@ static void test_counter_mode_mutants(void **state)
 	afl_custom_deinit(m);
 }
 
+/* Steps mode: some new injections are single-step offsets, each a few instructions. */
+static void test_steps_mode_single_step_offsets(void **state)
+{
+	void *m = afl_custom_init(NULL, 11);
+	static uint8_t buf[INPUT_MAX_SIZE];
+	size_t len = empty_input(buf);
+	unsigned int insns = 0, others = 0;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		struct exec_input in;
+		uint8_t *out;
+		size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		char why[160];
+
+		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
+			fail_msg("mutant %d rejected: %s", i, why);
+		for (uint32_t k = 0; k < in.schedule.count; k++) {
+			const struct injection *inj = &in.schedule.at[k];
+
+			assert_int_not_equal(inj->kind, INJECT_PREEMPT);
+			if (inj->kind != INJECT_PREEMPT_INSNS) {
+				others++;
+				continue;
+			}
+			insns++;
+			assert_in_range(inj->arg, 1, 256);
+		}
+		if (i % 2 == 0 && n < 400) {
+			memcpy(buf, out, n);
+			len = n;
+		}
+	}
+	print_message("steps mode: %u single-step offsets, %u other injections\n", insns, others);
+	assert_true(insns > 1000);
+	assert_true(others > 4 * insns);
+	afl_custom_deinit(m);
+}
+
 /*
  * A schedule search needs to keep a second preemption where it is relative
  * to the first: some mutants move both by the same distance, and new
@@ -163,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_same_seed_same_mutants),
 		cmocka_unit_test(test_preemptions_move_together_and_land_near),
 		cmocka_unit_test(test_counter_mode_mutants),
+		cmocka_unit_test(test_steps_mode_single_step_offsets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
