@@ -82,7 +82,11 @@ void single_step_check(struct vm *vm)
 		single_step_stop(vm); /* idle or a kernel thread: nothing will trap */
 }
 
-/* The stepped task stays in user space at the landing: TF lives in RFLAGS only. */
+/*
+ * The stepped task is in user space at the landing: its TF lives in RFLAGS
+ * only. (KVM also drops TF when KVM_GUESTDBG_SINGLESTEP goes off; this
+ * does not rely on it.)
+ */
 static void clear_trap_flag(struct vm *vm)
 {
 	struct kvm_regs regs;
@@ -100,7 +104,6 @@ void single_step_exit(struct vm *vm)
 {
 	struct trace_record rec = {.step = vm->steps, .type = TRACE_PREEMPT};
 
-	__atomic_store_n(&vm->progress, vm->progress + 1, __ATOMIC_RELAXED);
 	if (!vm->stepping_left) {
 		/* a trap of an instruction in flight when stepping ended: the guest saw
 		 * nothing; ignore it */

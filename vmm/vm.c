@@ -117,10 +117,10 @@ static void handle_exit(struct vm *vm, int reason)
 {
 	struct kvm_run *run = vm->km.run;
 
+	/* the watchdog thread reads it: debug exits (single-stepping) count too */
+	__atomic_store_n(&vm->progress, vm->progress + 1, __ATOMIC_RELAXED);
 	switch (reason) {
 	case KVM_EXIT_IO:
-		/* the watchdog thread reads progress */
-		__atomic_store_n(&vm->progress, vm->progress + 1, __ATOMIC_RELAXED);
 		vm->steps++;
 		vclock_step(&vm->clock);
 		ports_take_switches(vm);
