@@ -67,11 +67,12 @@ static uint64_t mix(uint64_t a, uint64_t b)
 
 /*
  * Where an injected preemption landed (its block's address, or the
- * instruction's for a single-step offset), in which thread, and whether it was the run's first,
- * second or a later one: a new site is progress for a schedule search even when nothing else
- * changed yet (the second preemption of a bug of depth 3 lands in the other thread's window only
- * after the first let that thread in). One feature per site, not an edge: pairs of sites would
- * flood the queue with equivalent schedules.
+ * instruction's for a single-step offset), in which thread, and whether it
+ * was the run's first, second or a later one: a new site is progress for a
+ * schedule search even when nothing else changed yet (the second
+ * preemption of a bug of depth 3 lands in the other thread's window only
+ * after the first let that thread in). One feature per site, not an edge:
+ * pairs of sites would flood the queue with equivalent schedules.
  */
 static uint64_t preemption_site(const struct trace_record *r, unsigned int thread,
 				unsigned int *injected)
