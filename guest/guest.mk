@@ -17,22 +17,30 @@ GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sle
 	ledger tally
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
-# The racy example suite (guest/tests/NAME.c): built for counter mode (every
-# basic block counted, guest/runtime/counter.c), installed as /tests/NAME.
+# The racy example suite (guest/tests/NAME.c, NAME.cc): built with
+# guest/rewind-cc and guest/rewind-c++ (schedule events at shared accesses
+# and synchronisation, guest/runtime/), installed as /tests/NAME. Those in
+# GUEST_PLAIN_TESTS are also built without instrumentation, as
+# /tests/plain/NAME (what a user's unmodified binary looks like).
 GUEST_TESTS := $(basename $(notdir $(wildcard guest/tests/*.c)))
-GUEST_COUNTER_RT := $(GUEST_OBJ)/runtime/counter.o
+GUEST_CXX_TESTS := $(basename $(notdir $(wildcard guest/tests/*.cc)))
+GUEST_PLAIN_TESTS := lost_update
+GUEST_RT_SRC := counter tsan sync feedback threads
+GUEST_RT := $(GUEST_OBJ)/runtime/rewind-rt.o
+GUEST_RT_GLIBC := $(GUEST_OBJ)/runtime/rewind-rt-glibc.o
 GUEST_BINS  := $(GUEST_BIN)/rewind-init $(GUEST_PROGS:%=$(GUEST_BIN)/%) \
-	$(GUEST_TESTS:%=$(GUEST_BIN)/tests/%)
+	$(GUEST_TESTS:%=$(GUEST_BIN)/tests/%) $(GUEST_CXX_TESTS:%=$(GUEST_BIN)/tests/%) \
+	$(GUEST_PLAIN_TESTS:%=$(GUEST_BIN)/tests/plain/%)
 GUEST_INITRAMFS := $(BUILD)/guest/initramfs.cpio
 GUEST_ALL   := $(GUEST_INITRAMFS)
 # Kept after linking (make would delete them as intermediate files).
 GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job_file \
-	runtime/counter $(GUEST_TESTS:%=tests/%))
+	$(GUEST_RT_SRC:%=runtime/%))
 .SECONDARY: $(GUEST_OBJS)
 # Empty mount points in the image.
-GUEST_DIRS  := proc sys dev tmp run rewind tests
+GUEST_DIRS  := proc sys dev tmp run rewind tests tests/plain
 
-all: $(GUEST_ALL) $(GUEST_COUNTER_RT)
+all: $(GUEST_ALL) $(GUEST_RT) $(GUEST_RT_GLIBC)
 
 # musl ships no kernel UAPI headers; vmm/rewind_abi.h needs <linux/types.h>.
 # Only linux/, asm/ and asm-generic/ of linux-libc-dev are exposed, never glibc's.
@@ -54,20 +62,35 @@ $(GUEST_BIN)/%: $(GUEST_OBJ)/%.o $(GUEST_OBJ)/util.o
 	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $^
 $(GUEST_BIN)/rewind-init: $(GUEST_OBJ)/job_file.o
 
-# Counter mode: what guest/rewind-cc does, with the build's flags.
-$(GUEST_OBJ)/tests/%.o: guest/tests/%.c | $(GUEST_INCLUDE)
+# The runtime of instrumented programs, never instrumented itself: one
+# relocatable object for musl (rewind-cc) and one for glibc (rewind-c++).
+$(GUEST_RT): $(GUEST_RT_SRC:%=$(GUEST_OBJ)/runtime/%.o)
+	ld -r -o $@ $^
+$(GUEST_OBJ)/runtime/glibc/%.o: guest/runtime/%.c | $(GUEST_INCLUDE)
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(GUEST_CPPFLAGS) $(GUEST_CFLAGS) -fsanitize-coverage=trace-pc -c -o $@ $<
-$(GUEST_BIN)/tests/%: $(GUEST_OBJ)/tests/%.o $(GUEST_COUNTER_RT)
+	gcc -I. -D_GNU_SOURCE -MMD -MP $(GUEST_CFLAGS) -c -o $@ $<
+$(GUEST_RT_GLIBC): $(GUEST_RT_SRC:%=$(GUEST_OBJ)/runtime/glibc/%.o)
+	ld -r -o $@ $^
+
+# The racy suite: built the documented way.
+$(GUEST_BIN)/tests/%: guest/tests/%.c $(GUEST_RT) guest/rewind-cc | $(GUEST_INCLUDE)
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $^
-guest: $(GUEST_COUNTER_RT)
+	REWIND_RUNTIME=$(GUEST_RT) guest/rewind-cc -D_GNU_SOURCE $(GUEST_CFLAGS) -o $@ $<
+$(GUEST_BIN)/tests/%: guest/tests/%.cc $(GUEST_RT_GLIBC) guest/rewind-cc guest/rewind-c++
+	@mkdir -p $(@D)
+	REWIND_RUNTIME=$(GUEST_RT_GLIBC) guest/rewind-c++ -std=c++17 -O2 -g -pthread \
+		-ffile-prefix-map=$(CURDIR)=. -Wall -Wextra -Werror -o $@ $<
+$(GUEST_BIN)/tests/plain/%: guest/tests/%.c | $(GUEST_INCLUDE)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $<
+guest: $(GUEST_RT) $(GUEST_RT_GLIBC)
 
 $(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk
 	$(BUILD)/bin/rewind-mkinitramfs -o $@ \
 		--file $(GUEST_BIN)/rewind-init:init:0755 \
 		$(foreach p,$(GUEST_PROGS),--file $(GUEST_BIN)/$(p):bin/$(p):0755) \
-		$(foreach t,$(GUEST_TESTS),--file $(GUEST_BIN)/tests/$(t):tests/$(t):0755) \
+		$(foreach t,$(GUEST_TESTS) $(GUEST_CXX_TESTS),--file $(GUEST_BIN)/tests/$(t):tests/$(t):0755) \
+		$(foreach t,$(GUEST_PLAIN_TESTS),--file $(GUEST_BIN)/tests/plain/$(t):tests/plain/$(t):0755) \
 		$(foreach d,$(GUEST_DIRS),--dir $(d))
 
 .PHONY: guest

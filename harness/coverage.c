@@ -82,8 +82,23 @@ static uint64_t preemption_site(const struct trace_record *r, unsigned int threa
 	return mix((uint64_t)TRACE_PREEMPT << 32 | nth << 8 | thread, r->args[2]);
 }
 
+/*
+ * The instrumented runtime's features (reads-from pairs, lock order): one
+ * map feature per bit it set, presence only.
+ */
+static void add_feedback(uint8_t *map, size_t size, const struct vm_feedback *f)
+{
+	if (!f || !f->any)
+		return;
+	for (size_t i = 0; i < sizeof(f->seen); i++) {
+		for (unsigned int b = 0; f->seen[i] >> b; b++)
+			if (f->seen[i] >> b & 1)
+				hit(map, size, mix(0xfeedbacc, i * 8 + b));
+	}
+}
+
 void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
-			enum exec_class cls, int job_status)
+			const struct vm_feedback *feedback, enum exec_class cls, int job_status)
 {
 	struct thread_numbers threads = {.count = 0};
 	unsigned int preemptions = 0, running = 0; /* the thread switched to last */
@@ -115,6 +130,7 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 		hit(map, size, mix(prev, key));
 		prev = key;
 	}
+	add_feedback(map, size, feedback);
 	tail[cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR] = 1;
 	if (cls == CLASS_SIGNAL)
 		tail[32 + (WTERMSIG(job_status) & 31)] = 1;

@@ -19,6 +19,7 @@
 
 #include "harness/outcome.h"
 #include "vmm/trace.h"
+#include "vmm/vm.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,11 +30,11 @@
 #define COVERAGE_CLASS_BYTES  64u	 /* CLASS_COUNT classes, then 32 statuses */
 
 /*
- * Adds the records of t from byte offset from, then the outcome (class and
- * the job's wait status), to map (size bytes, a power of two). Allocates
- * nothing.
+ * Adds the records of t from byte offset from, the instrumented runtime's
+ * features (feedback, may be NULL), then the outcome (class and the job's
+ * wait status), to map (size bytes, a power of two). Allocates nothing.
  */
 void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
-			enum exec_class cls, int job_status);
+			const struct vm_feedback *feedback, enum exec_class cls, int job_status);
 
 #endif

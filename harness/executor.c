@@ -11,6 +11,10 @@
 
 #define BOOT_STUCK_MS  60000u	  /* no exit for a minute while booting: stuck */
 #define TRACE_PREALLOC (8u << 20) /* appends past it allocate: a huge trace */
+/* pct mode: a thread that runs this many events without a change point drops to
+ * the lowest priority and yields (a spinning thread must let the others run) */
+#define PCT_SLICE_EVENTS 200000u
+#define PROFILE_GRAIN	 4096u /* the profile run's countdowns: a read at least this often */
 
 static double seconds_since(const struct timespec *start)
 {
@@ -79,7 +83,8 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 	return rc;
 }
 
-int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res)
+/* One run of input from the keyframe, to its outcome. */
+static int run_once(struct executor *ex, const struct exec_input *input)
 {
 	struct vm *vm = &ex->vm;
 
@@ -91,11 +96,50 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 	}
 	run_derive_seed(input->seed, vm->cfg.exec_seed);
 	inject_set_schedule(vm, &ex->sorted);
-	/* counter mode: blocks counted, time slices; otherwise the runtime is told to stop */
-	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER;
-	vm->cfg.slice_blocks = ex->cfg.slice_blocks;
+	/* counter and pct modes count events, with time slices; otherwise the runtime stops */
+	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER || input->mode == INPUT_MODE_PCT;
+	vm->cfg.pct = input->mode == INPUT_MODE_PCT;
+	vm->cfg.pct_events = ex->pct_events;
+	vm->cfg.slice_blocks = vm->cfg.pct ? PCT_SLICE_EVENTS : ex->cfg.slice_blocks;
 	vm->cfg.block_ns = ex->cfg.block_ns;
 	vm_run(vm);
+	return 0;
+}
+
+/*
+ * The job's events in pct mode with seed 0 and no injections (at least 1
+ * once profiled). The runtime reports its last events when the program
+ * exits; one that dies first is counted to PROFILE_GRAIN events.
+ */
+static int profile_pct(struct executor *ex)
+{
+	static const struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
+	FILE *output = ex->vm.cfg.output;
+	int rc;
+
+	ex->vm.cfg.output = NULL; /* the user sees the executions, not the profile */
+	ex->vm.cfg.countdown_max = PROFILE_GRAIN;
+	rc = run_once(ex, &profile);
+	ex->vm.cfg.output = output;
+	ex->vm.cfg.countdown_max = 0;
+	if (rc == 0)
+		ex->pct_events = ex->vm.counter.blocks ? ex->vm.counter.blocks : 1;
+	return rc;
+}
+
+int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res)
+{
+	struct vm *vm = &ex->vm;
+	int rc;
+
+	if (input->mode == INPUT_MODE_PCT && !ex->pct_events) {
+		rc = profile_pct(ex);
+		if (rc)
+			return rc;
+	}
+	rc = run_once(ex, input);
+	if (rc)
+		return rc;
 	*res = (struct exec_result){.cls = exec_class_of(vm),
 				    .job_steps = vm->steps - vm->ready_step,
 				    .trace_hash = trace_hash(&vm->trace),
@@ -103,7 +147,7 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 				    .has_job_status = vm->has_job_status,
 				    .injected = vm->injected,
 				    .detail = vm->detail,
-				    .counter_missing = input->mode == INPUT_MODE_COUNTER &&
+				    .counter_missing = input->mode != INPUT_MODE_STEPS &&
 						       !vm->counter.started,
 				    .blocks = vm->counter.blocks,
 				    .stepped = vm->stepped};

@@ -33,6 +33,7 @@ struct executor {
 	double boot_s;		   /* wall time to boot and capture */
 	uint64_t base_initrd_hash; /* XXH3-64 of the base initramfs */
 	uint64_t job_hash;	   /* XXH3-64 of the job's archive (command, added files) */
+	uint64_t pct_events;	   /* pct mode: events of the profile run (0: not profiled yet) */
 	bool vm_created;
 };
 
@@ -44,8 +45,8 @@ struct exec_result {
 	bool has_job_status;
 	uint64_t injected;    /* injections that were applied */
 	const char *detail;   /* the VMM's outcome detail */
-	bool counter_missing; /* counter mode, but the job never started its counter */
-	uint64_t blocks;      /* counter mode: basic blocks the job ran */
+	bool counter_missing; /* counter or pct mode, but the job never started its counter */
+	uint64_t blocks;      /* counter and pct modes: schedule events the job ran */
 	uint64_t stepped;     /* instructions single-stepped (preempt-insns) */
 };
 
@@ -55,7 +56,12 @@ void exec_result_print(const struct exec_result *res);
 /* Loads the inputs, boots the guest to READY and captures it. 0 or -errno (reported). */
 int executor_open(struct executor *ex, const struct executor_config *cfg);
 
-/* Runs one (valid) input from the keyframe. 0, or -EIO if the host failed. */
+/*
+ * Runs one (valid) input from the keyframe. 0, or -EIO if the host failed.
+ * The first pct-mode input first runs the job's profile: the same job in pct
+ * mode with seed 0 and no injections, whose event count is what `demote`
+ * positions are fractions of.
+ */
 int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res);
 
 void executor_close(struct executor *ex);

@@ -2,11 +2,34 @@
 
 #include "harness/artifact.h"
 #include "harness/coverage.h"
+#include "vmm/file.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+
+/*
+ * The first failure this harness saw, as DIR/first-failure.json: afl-fuzz
+ * discards failures during its calibration and trimming, and rewind-fuzz
+ * reports this one whatever afl-fuzz counted. Written once per process.
+ */
+static void note_first_failure(const struct harness *h, enum exec_class cls, const char *artifact)
+{
+	char text[4096 + 128], path[4096];
+	struct file_part part = {.data = text};
+	int n;
+
+	n = snprintf(text, sizeof(text),
+		     "{\"execution\": %llu, \"class\": \"%s\", \"artifact\": \"%s\"}\n",
+		     (unsigned long long)h->first_failure_exec, exec_class_name(cls), artifact);
+	if (n < 0 || (size_t)n >= sizeof(text) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/first-failure.json", h->artifact_dir) >=
+		    sizeof(path))
+		return;
+	part.len = (size_t)n;
+	file_write_atomic(path, &part, 1);
+}
 
 int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harness_exec *out)
 {
@@ -16,12 +39,9 @@ int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harn
 
 	h->execs++;
 	memset(&out->res, 0, sizeof(out->res));
-	if (input_parse(data, len, &input, out->why, sizeof(out->why)) < 0) {
-		h->rejected++;
-		out->cls = CLASS_REJECTED;
-		h->map[h->map_size - COVERAGE_CLASS_BYTES + CLASS_REJECTED] = 1;
-		return 0;
-	}
+	/* afl-fuzz's own mutations rarely keep an input valid: every byte string is one */
+	if (input_decode(data, len, &input) == 1)
+		h->decoded++;
 	out->why[0] = '\0';
 	rc = executor_run(&h->ex, &input, &out->res);
 	out->cls = out->res.cls;
@@ -35,11 +55,12 @@ int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harn
 		h->map[h->map_size - COVERAGE_CLASS_BYTES + CLASS_REJECTED] = 1;
 		return 0;
 	}
-	coverage_add_trace(h->map, h->map_size, &h->ex.vm.trace, h->ex.job_trace_from, out->cls,
-			   out->res.job_status);
+	coverage_add_trace(h->map, h->map_size, &h->ex.vm.trace, h->ex.job_trace_from,
+			   &h->ex.vm.feedback, out->cls, out->res.job_status);
 	if (!exec_class_is_failure(out->cls))
 		return 0;
-	h->failures++;
+	if (!h->failures++)
+		h->first_failure_exec = h->execs;
 	if (!h->artifact_dir)
 		return 0;
 	rc = artifact_write(h->artifact_dir, &h->job, &h->ex, data, len, &input, &out->res, path,
@@ -49,6 +70,8 @@ int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harn
 			"rewind-harness: the artifact of this %s was not written (see above); "
 			"the input alone replays it\n",
 			exec_class_name(out->cls));
+	if (rc >= 0 && h->failures == 1)
+		note_first_failure(h, out->cls, path);
 	if (rc == 1) {
 		h->artifacts++;
 		if (!h->quiet)

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 
 #define COUNTER_MISSING                                                                            \
-	"counter mode needs a job built for it (guest/rewind-cc: -fsanitize-coverage=trace-pc "    \
-	"and the counter runtime), and this job never started its counter"
+	"counter and pct modes need a job built for them (guest/rewind-cc or guest/rewind-c++), "  \
+	"and this job never started Rewind's runtime"
 
 struct harness {
 	struct harness_job job;
@@ -23,6 +23,8 @@ struct harness {
 	const char *artifact_dir; /* NULL: no artifacts */
 	bool quiet;		  /* no line per artifact written */
 	uint64_t execs, failures, rejected, artifacts;
+	uint64_t decoded;	     /* inputs made valid by input_decode */
+	uint64_t first_failure_exec; /* the execution (1, 2, ...) of the first failure; 0: none */
 };
 
 struct harness_exec {

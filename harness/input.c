@@ -22,7 +22,7 @@
 
 #define JSON_FORMAT "rewind-input"
 static const char *const mode_names[] = {
-	[INPUT_MODE_STEPS] = "steps", [INPUT_MODE_COUNTER] = "counter"};
+	[INPUT_MODE_STEPS] = "steps", [INPUT_MODE_COUNTER] = "counter", [INPUT_MODE_PCT] = "pct"};
 
 /* Writes a one-line reason into why (if any) and returns -EINVAL. */
 __attribute__((format(printf, 3, 4))) static int reject(char *why, size_t why_len, const char *fmt,
@@ -95,10 +95,12 @@ static int check_header(const uint8_t *data, size_t len, char *why, size_t why_l
 	if (data[HDR_VERSION] != INPUT_VERSION)
 		return reject(why, why_len, "offset %d: version %u, expected %d", HDR_VERSION,
 			      data[HDR_VERSION], INPUT_VERSION);
-	if (data[HDR_MODE] != INPUT_MODE_STEPS && data[HDR_MODE] != INPUT_MODE_COUNTER)
+	if (data[HDR_MODE] >= INPUT_MODES)
 		return reject(why, why_len,
-			      "offset %d: unknown mode %u, expected %d (steps) or %d (counter)",
-			      HDR_MODE, data[HDR_MODE], INPUT_MODE_STEPS, INPUT_MODE_COUNTER);
+			      "offset %d: unknown mode %u, expected %d (steps), %d (counter) or %d "
+			      "(pct)",
+			      HDR_MODE, data[HDR_MODE], INPUT_MODE_STEPS, INPUT_MODE_COUNTER,
+			      INPUT_MODE_PCT);
 	reserved = get_le16(data + HDR_RESERVED);
 	if (reserved != 0)
 		return reject(why, why_len, "offset %d: reserved header bytes are 0x%04x, not 0",
@@ -135,6 +137,13 @@ static int check_record(const uint8_t *rec, size_t i, uint8_t mode, char *why, s
 	if (kind == INJECT_PREEMPT && mode != INPUT_MODE_COUNTER)
 		return reject(why, why_len, "record %zu (offset %zu): preempt needs counter mode",
 			      i, off + REC_KIND);
+	if ((kind == INJECT_PRIORITY || kind == INJECT_DEMOTE) && mode != INPUT_MODE_PCT)
+		return reject(why, why_len, "record %zu (offset %zu): %s needs pct mode", i,
+			      off + REC_KIND, injection_kind_name(kind));
+	if ((kind == INJECT_PRIORITY || kind == INJECT_DEMOTE) &&
+	    (arg == 0 || arg > INJECT_PRIO_MAX))
+		return reject(why, why_len, "record %zu (offset %zu): %s with arg %u, not 1..%u",
+			      i, off + REC_ARG, injection_kind_name(kind), arg, INJECT_PRIO_MAX);
 	return 0;
 }
 
@@ -169,6 +178,64 @@ int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *wh
 	return 0;
 }
 
+/* The kinds a mode allows, in kind order. */
+static unsigned int kinds_of_mode(uint8_t mode, uint8_t kinds[INJECT_KIND_END])
+{
+	unsigned int n = 0;
+
+	for (uint8_t k = 1; k < INJECT_KIND_END; k++) {
+		if (k == INJECT_PREEMPT && mode != INPUT_MODE_COUNTER)
+			continue;
+		if ((k == INJECT_PRIORITY || k == INJECT_DEMOTE) && mode != INPUT_MODE_PCT)
+			continue;
+		kinds[n++] = k;
+	}
+	return n;
+}
+
+/* arg brought into the range of kind. */
+static uint16_t valid_arg(uint8_t kind, uint16_t arg)
+{
+	switch (kind) {
+	case INJECT_RESCHED:
+	case INJECT_PREEMPT:
+		return 0;
+	case INJECT_PREEMPT_INSNS:
+		return (uint16_t)(1 + arg % INJECT_INSNS_MAX);
+	case INJECT_PRIORITY:
+	case INJECT_DEMOTE:
+		return (uint16_t)(1 + arg % INJECT_PRIO_MAX);
+	default:
+		return arg;
+	}
+}
+
+int input_decode(const uint8_t *data, size_t len, struct exec_input *in)
+{
+	uint8_t header[INPUT_HEADER_SIZE] = {0}, kinds[INJECT_KIND_END];
+	size_t count = len > INPUT_HEADER_SIZE ? (len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE : 0;
+	unsigned int nkinds;
+
+	if (input_parse(data, len, in, NULL, 0) == 0)
+		return 0;
+	memcpy(header, data, len < sizeof(header) ? len : sizeof(header));
+	in->mode = header[HDR_MODE] % INPUT_MODES;
+	in->seed = get_le64(header + HDR_SEED);
+	in->schedule.count = (uint32_t)(count < SCHEDULE_MAX ? count : SCHEDULE_MAX);
+	nkinds = kinds_of_mode(in->mode, kinds);
+	for (uint32_t i = 0; i < in->schedule.count; i++) {
+		const uint8_t *rec = data + INPUT_HEADER_SIZE + (size_t)i * INPUT_RECORD_SIZE;
+		uint8_t kind = kinds[rec[REC_KIND] % nkinds];
+
+		in->schedule.at[i] = (struct injection){
+			.step = get_le32(rec + REC_STEP),
+			.arg = valid_arg(kind, get_le16(rec + REC_ARG)),
+			.kind = kind,
+		};
+	}
+	return 1;
+}
+
 size_t input_encode(const struct exec_input *in, uint8_t *buf)
 {
 	uint32_t count = in->schedule.count;
@@ -194,12 +261,29 @@ size_t input_encode(const struct exec_input *in, uint8_t *buf)
 
 /* --- JSON ------------------------------------------------------------------ */
 
-/* The JSON name of a kind's argument: "us", "insns", or NULL for none. */
+/* The JSON name of a kind's argument: "us", "insns", "priority", or NULL for none. */
 static const char *arg_key(unsigned int kind)
 {
 	if (kind == INJECT_STALL || kind == INJECT_TIMER_LATE)
 		return "us";
+	if (kind == INJECT_PRIORITY || kind == INJECT_DEMOTE)
+		return "priority";
 	return kind == INJECT_PREEMPT_INSNS ? "insns" : NULL;
+}
+
+/* The JSON name of where a kind acts: "step", or "block", "thread", "position". */
+static const char *where_key(unsigned int kind)
+{
+	switch (kind) {
+	case INJECT_PREEMPT:
+		return "block";
+	case INJECT_PRIORITY:
+		return "thread";
+	case INJECT_DEMOTE:
+		return "position";
+	default:
+		return "step";
+	}
 }
 
 static bool has_arg(unsigned int kind)
@@ -216,8 +300,7 @@ static cJSON *injection_to_json(const struct injection *inj)
 		return NULL;
 	o = cJSON_CreateObject();
 	if (!o ||
-	    !cJSON_AddNumberToObject(o, inj->kind == INJECT_PREEMPT ? "block" : "step",
-				     inj->step) ||
+	    !cJSON_AddNumberToObject(o, where_key(inj->kind), inj->step) ||
 	    !cJSON_AddStringToObject(o, "kind", kind) ||
 	    (has_arg(inj->kind) && !cJSON_AddNumberToObject(o, arg_key(inj->kind), inj->arg))) {
 		cJSON_Delete(o);
@@ -335,14 +418,19 @@ static int arg_from_json(const cJSON *o, struct injection *inj, const cJSON *us,
 {
 	const char *key = arg_key(inj->kind);
 	const cJSON *insns = cJSON_GetObjectItemCaseSensitive(o, "insns");
+	const cJSON *prio = cJSON_GetObjectItemCaseSensitive(o, "priority");
 	const cJSON *arg = key ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-	uint32_t min = inj->kind == INJECT_PREEMPT_INSNS ? 1 : 0;
-	uint32_t max = inj->kind == INJECT_PREEMPT_INSNS ? INJECT_INSNS_MAX : UINT16_MAX;
+	uint32_t min = valid_arg(inj->kind, 0), max = UINT16_MAX;
 	uint32_t v;
 
-	if ((us && us != arg) || (insns && insns != arg))
+	if (inj->kind == INJECT_PREEMPT_INSNS)
+		max = INJECT_INSNS_MAX;
+	else if (inj->kind == INJECT_PRIORITY || inj->kind == INJECT_DEMOTE)
+		max = INJECT_PRIO_MAX;
+	if ((us && us != arg) || (insns && insns != arg) || (prio && prio != arg))
 		return reject(why, why_len, "%s\"%s\" is not allowed with \"%s\"", where,
-			      us && us != arg ? "us" : "insns", injection_kind_name(inj->kind));
+			      us && us != arg ? "us" : insns && insns != arg ? "insns" : "priority",
+			      injection_kind_name(inj->kind));
 	if (!key)
 		return 0;
 	if (!arg)
@@ -354,13 +442,35 @@ static int arg_from_json(const cJSON *o, struct injection *inj, const cJSON *us,
 	return 0;
 }
 
+/* Where inj acts: the key its kind takes ("step", "block", "thread", "position"), no other. */
+static int where_from_json(const cJSON *o, struct injection *inj, const char *where, char *why,
+			   size_t why_len)
+{
+	static const char *const keys[] = {"step", "block", "thread", "position"};
+	const char *key = where_key(inj->kind);
+	const cJSON *at = cJSON_GetObjectItemCaseSensitive(o, key);
+	uint32_t v;
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (strcmp(keys[k], key) != 0 && cJSON_GetObjectItemCaseSensitive(o, keys[k]))
+			return reject(why, why_len, "%s%s takes \"%s\", not \"%s\"", where,
+				      injection_kind_name(inj->kind), key, keys[k]);
+	if (!at)
+		return reject(why, why_len, "%smissing \"%s\"", where, key);
+	if (!get_uint(at, UINT32_MAX, &v))
+		return reject(why, why_len, "%s\"%s\" must be an integer in 0..%" PRIu32, where,
+			      key, UINT32_MAX);
+	inj->step = v;
+	return 0;
+}
+
 static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj, char *why,
 			       size_t why_len)
 {
-	static const char *const keys[] = {"step", "block", "kind", "us", "insns"};
-	const cJSON *step, *kind, *us, *block;
+	static const char *const keys[] = {"step", "block", "thread", "position", "kind",
+					   "us",   "insns", "priority"};
+	const cJSON *kind;
 	char where[48];
-	uint32_t v;
 	int rc;
 
 	snprintf(where, sizeof(where), "injections[%" PRIu32 "]: ", i);
@@ -369,36 +479,21 @@ static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj
 	rc = check_members(o, keys, sizeof(keys) / sizeof(keys[0]), where, why, why_len);
 	if (rc)
 		return rc;
-	step = cJSON_GetObjectItemCaseSensitive(o, "step");
-	block = cJSON_GetObjectItemCaseSensitive(o, "block");
 	kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
-	us = cJSON_GetObjectItemCaseSensitive(o, "us");
-	if (cJSON_IsString(kind) && injection_kind_from_name(kind->valuestring) == INJECT_PREEMPT) {
-		if (step)
-			return reject(why, why_len, "%spreempt takes \"block\", not \"step\"",
-				      where);
-		step = block;
-		if (!step)
-			return reject(why, why_len, "%smissing \"block\"", where);
-	} else if (block) {
-		return reject(why, why_len, "%s\"block\" is only for \"preempt\"", where);
-	}
-	if (!step)
-		return reject(why, why_len, "%smissing \"step\"", where);
-	if (!get_uint(step, UINT32_MAX, &v))
-		return reject(why, why_len, "%s\"step\" must be an integer in 0..%" PRIu32, where,
-			      UINT32_MAX);
-	inj->step = v;
 	if (!kind)
 		return reject(why, why_len, "%smissing \"kind\"", where);
 	if (!cJSON_IsString(kind) || !injection_kind_from_name(kind->valuestring))
 		return reject(why, why_len,
 			      "%s\"kind\" must be \"resched\", \"stall\", \"timer-late\", "
-			      "\"preempt\" or \"preempt-insns\"",
+			      "\"preempt\", \"preempt-insns\", \"priority\" or \"demote\"",
 			      where);
 	inj->kind = (uint8_t)injection_kind_from_name(kind->valuestring);
 	inj->arg = 0;
-	return arg_from_json(o, inj, us, where, why, why_len);
+	rc = where_from_json(o, inj, where, why, why_len);
+	if (rc)
+		return rc;
+	return arg_from_json(o, inj, cJSON_GetObjectItemCaseSensitive(o, "us"), where, why,
+			     why_len);
 }
 
 static int header_from_json(const cJSON *json, struct exec_input *out, char *why, size_t why_len)
@@ -425,15 +520,24 @@ static int header_from_json(const cJSON *json, struct exec_input *out, char *why
 		return reject(why, why_len, "\"format\" must be \"" JSON_FORMAT "\"");
 	if (!get_uint(version, UINT32_MAX, &v) || v != INPUT_VERSION)
 		return reject(why, why_len, "\"version\" must be %d", INPUT_VERSION);
-	out->mode = cJSON_IsString(mode) && strcmp(mode->valuestring, "counter") == 0
-			    ? INPUT_MODE_COUNTER
-			    : INPUT_MODE_STEPS;
-	if (!cJSON_IsString(mode) || strcmp(mode->valuestring, mode_names[out->mode]) != 0)
-		return reject(why, why_len, "\"mode\" must be \"steps\" or \"counter\"");
+	out->mode = INPUT_MODES;
+	for (uint8_t m = 0; m < INPUT_MODES && cJSON_IsString(mode); m++)
+		if (strcmp(mode->valuestring, mode_names[m]) == 0)
+			out->mode = m;
+	if (out->mode == INPUT_MODES)
+		return reject(why, why_len, "\"mode\" must be \"steps\", \"counter\" or \"pct\"");
 	if (!cJSON_IsString(seed) || !parse_u64(seed->valuestring, &out->seed))
 		return reject(why, why_len,
 			      "\"seed\" must be a string holding a decimal or 0x-hex u64");
 	return 0;
+}
+
+static bool mode_allows(uint8_t mode, uint8_t kind)
+{
+	uint8_t kinds[INJECT_KIND_END];
+	unsigned int n = kinds_of_mode(mode, kinds);
+
+	return memchr(kinds, kind, n) != NULL;
 }
 
 int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t why_len)
@@ -457,12 +561,13 @@ int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t 
 					 &out.schedule.at[out.schedule.count], why, why_len);
 		if (rc)
 			return rc;
-		if (out.schedule.at[out.schedule.count].kind == INJECT_PREEMPT &&
-		    out.mode != INPUT_MODE_COUNTER)
-			return reject(why, why_len,
-				      "injections[%" PRIu32 "]: preempt needs "
-				      "\"mode\": \"counter\"",
-				      out.schedule.count);
+		if (!mode_allows(out.mode, out.schedule.at[out.schedule.count].kind))
+			return reject(why, why_len, "injections[%" PRIu32 "]: %s needs \"mode\": \"%s\"",
+				      out.schedule.count,
+				      injection_kind_name(out.schedule.at[out.schedule.count].kind),
+				      out.schedule.at[out.schedule.count].kind == INJECT_PREEMPT
+					      ? "counter"
+					      : "pct");
 		out.schedule.count++;
 	}
 	*in = out;

@@ -37,7 +37,9 @@
 #define INPUT_RECORD_SIZE  8
 #define INPUT_MAX_SIZE	   (INPUT_HEADER_SIZE + INPUT_RECORD_SIZE * SCHEDULE_MAX)
 #define INPUT_MODE_STEPS   0 /* injections at exits only */
-#define INPUT_MODE_COUNTER 1 /* counter mode: an instrumented job, `preempt` at blocks */
+#define INPUT_MODE_COUNTER 1 /* counter mode: an instrumented job, `preempt` at events */
+#define INPUT_MODE_PCT	   2 /* priority schedules: an instrumented job, `priority`, `demote` */
+#define INPUT_MODES	   3
 
 struct exec_input {
 	uint64_t seed;
@@ -52,6 +54,16 @@ struct exec_input {
  * NULL. Never allocates, never reads outside data[0..len).
  */
 int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *why, size_t why_len);
+
+/*
+ * Any byte string as an input, for afl-fuzz's own mutations (which rarely
+ * keep an input valid): an input input_parse accepts means what it says;
+ * any other is read field by field with every field made valid (missing
+ * bytes are 0, the mode and kinds are taken modulo what exists, arguments
+ * are brought into range, reserved bytes and the magic are ignored).
+ * Returns 0 when data was valid as it is, 1 when it was made valid.
+ */
+int input_decode(const uint8_t *data, size_t len, struct exec_input *in);
 
 /*
  * Encodes in into buf (at least INPUT_MAX_SIZE bytes); returns the length.

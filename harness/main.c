@@ -25,6 +25,7 @@ struct cli {
 	const char *kernel, *initramfs;
 	size_t map_size;
 	uint64_t random_execs, random_seed; /* --random: the baseline search */
+	uint64_t random_seconds;	    /* --seconds: its time budget (0: none) */
 	uint8_t random_mode;
 	uint64_t repeat; /* --replay: run it this many times */
 	struct harness_job job;
@@ -76,7 +77,9 @@ static void usage(FILE *to)
 		"  --random N          the baseline: run up to N random inputs of the format (no\n"
 		"                      coverage feedback) until the first failure; print the "
 		"count\n"
-		"  --random-seed S     their seed (default 0); --counter: counter-mode inputs\n"
+		"  --random-seed S     their seed (default 0); --counter: counter-mode inputs;\n"
+		"                      --pct: PCT samples (pct mode); --seconds S: stop after S\n"
+		"                      seconds\n"
 		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
 		"  -v, --verbose       show the guest kernel's console\n"
 		"\n"
@@ -121,6 +124,8 @@ enum {
 	OPT_RANDOM,
 	OPT_RANDOM_SEED,
 	OPT_COUNTER,
+	OPT_PCT,
+	OPT_SECONDS,
 	OPT_REPEAT,
 };
 
@@ -144,6 +149,8 @@ static const struct option long_options[] = {
 	{"random", required_argument, NULL, OPT_RANDOM},
 	{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
 	{"counter", no_argument, NULL, OPT_COUNTER},
+	{"pct", no_argument, NULL, OPT_PCT},
+	{"seconds", required_argument, NULL, OPT_SECONDS},
 	{"repeat", required_argument, NULL, OPT_REPEAT},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -225,6 +232,11 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_COUNTER:
 		c->random_mode = INPUT_MODE_COUNTER;
 		return 0;
+	case OPT_PCT:
+		c->random_mode = INPUT_MODE_PCT;
+		return 0;
+	case OPT_SECONDS:
+		return parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);
 	case OPT_REPEAT:
 		return parse_u64(arg, "--repeat", 1, 100000, &c->repeat);
 	case 'v':
@@ -377,20 +389,27 @@ static int run_once(struct harness *h, const char *path, const char *trace_path)
 	return exec_class_is_failure(e.cls) ? 1 : 0;
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 /*
- * Random search, the baseline coverage guidance is measured against: inputs
- * of the same format from the schedule mutator applied to an empty input (1-4
- * random injections), no feedback. Prints the executions to the first failure.
+ * Random search, the baseline coverage guidance is measured against: fresh
+ * inputs from the search's base distribution (schedule_random: PCT samples
+ * with --pct, 1-4 random injections otherwise), no feedback. Prints the
+ * executions to the first failure, or how many ran without one.
  */
 static int random_search(struct cli *c)
 {
 	static struct harness h;
 	static uint8_t map[COVERAGE_MAX_SIZE];
 	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
-	struct exec_input empty = {.seed = 0, .mode = c->random_mode};
-	uint8_t base[INPUT_MAX_SIZE];
-	size_t base_len = input_encode(&empty, base);
-	struct timespec t0, t1;
+	struct timespec t0;
+	uint64_t ran = 0;
 	int rc = 1;
 
 	if (!m || open_harness(&h, c, NULL) < 0) {
@@ -401,30 +420,26 @@ static int random_search(struct cli *c)
 	h.map = map;
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (uint64_t i = 1; i <= c->random_execs && rc == 1; i++) {
+	while (ran < c->random_execs && rc == 1 &&
+	       (!c->random_seconds || seconds_since(&t0) < (double)c->random_seconds)) {
 		struct harness_exec e;
 		uint8_t *out;
-		size_t len = schedule_mutate(m, base, base_len, NULL, 0, &out, INPUT_MAX_SIZE);
+		size_t len = schedule_random(m, c->random_mode, &out);
 
+		ran++;
 		if (harness_exec(&h, out, len, &e) < 0) {
 			rc = 64;
 			break;
 		}
 		if (exec_class_is_failure(e.cls)) {
-			clock_gettime(CLOCK_MONOTONIC, &t1);
 			printf("random: first failure (%s) after %llu executions, %.1f s\n",
-			       exec_class_name(e.cls), (unsigned long long)i,
-			       (double)(t1.tv_sec - t0.tv_sec) +
-				       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+			       exec_class_name(e.cls), (unsigned long long)ran, seconds_since(&t0));
 			rc = 0;
 		}
 	}
-	if (rc == 1) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		printf("random: no failure in %llu executions, %.1f s\n",
-		       (unsigned long long)c->random_execs,
-		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	}
+	if (rc == 1)
+		printf("random: no failure in %llu executions, %.1f s\n", (unsigned long long)ran,
+		       seconds_since(&t0));
 	executor_close(&h.ex);
 	afl_custom_deinit(m);
 	return rc;

@@ -70,6 +70,9 @@ if [ -f "$entry/bzImage" ]; then
 fi
 
 # --- build ------------------------------------------------------------------
+# A parent `make -jN` hands its jobserver down; the kernel build runs its own
+# -j and must not warn about it (a warning fails the build below).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9 # one build at a time per cache

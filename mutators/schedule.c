@@ -3,7 +3,9 @@
  * it parses the input and mutates the schedule itself (move an injection by
  * a few steps, change its kind or argument, add, remove or splice one,
  * change the seed), so every input it makes is valid and is a small change
- * to the run. afl-fuzz still applies its own byte-level mutations alongside
+ * to the run. In pct mode its changes are PCT-shaped: fresh PCT samples, a
+ * new priority order, a thread first or last, change points moved, added
+ * (below the others) or dropped. afl-fuzz still applies its own byte-level mutations alongside
  * (unless AFL_CUSTOM_MUTATOR_ONLY=1).
  *
  *   AFL_CUSTOM_MUTATOR_LIBRARY=build/lib/rewind-mutator.so afl-fuzz ...
@@ -201,10 +203,117 @@ static void remove_injection(struct schedule_mutator *m, struct schedule *s)
 	s->count--;
 }
 
+/* --- pct mode: priorities and demotions ------------------------------------- */
+
+#define PCT_THREADS_NAMED 8 /* `priority` records name threads 0..7 */
+
+/* The demotions of s, counted. */
+static uint32_t demotions(const struct schedule *s)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->count; i++)
+		n += s->at[i].kind == INJECT_DEMOTE;
+	return n;
+}
+
+/*
+ * A PCT sample (Burckhardt et al., ASPLOS 2010): a new seed, so every thread
+ * gets a new random priority (vmm/pct.c), and d - 1 change points at uniform
+ * positions of the run, the i-th dropping the running thread to priority
+ * d - i + 1 (below every initial priority, the later ones lower). A bug of
+ * depth d is then hit with probability at least 1/(n k^(d-1)). Depth 2 most
+ * often, as most bugs are of depth 1 or 2 (one change point), then 3, 1, 4.
+ */
+static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
+{
+	static const uint8_t depths[] = {2, 2, 2, 2, 3, 3, 1, 4};
+	uint32_t d = depths[below(m, sizeof(depths))];
+
+	in->seed = next_random(m);
+	in->schedule.count = 0;
+	for (uint32_t i = 1; i < d; i++)
+		add_injection(&in->schedule,
+			      (struct injection){.step = (uint32_t)(next_random(m) >> 32),
+						 .kind = INJECT_DEMOTE,
+						 .arg = (uint16_t)(d - i + 1)});
+}
+
+/* A demotion's position moved: a few events or much further (log-uniform over 2^32). */
+static void move_demotion(struct schedule_mutator *m, struct injection *inj)
+{
+	uint32_t delta = 1 + below(m, 1u << below(m, 31));
+
+	inj->step = below(m, 2) ? inj->step + delta : inj->step - delta; /* wraps: any position */
+}
+
+/* A new demotion, near one of the schedule's or anywhere, below the others' priorities. */
+static struct injection new_demotion(struct schedule_mutator *m, const struct schedule *s)
+{
+	struct injection inj = {.kind = INJECT_DEMOTE,
+				.step = (uint32_t)(next_random(m) >> 32),
+				.arg = 2};
+	uint32_t n = demotions(s), lowest = INJECT_PRIO_MAX;
+
+	for (uint32_t i = 0; i < s->count; i++)
+		if (s->at[i].kind == INJECT_DEMOTE) {
+			if (s->at[i].arg < lowest)
+				lowest = s->at[i].arg;
+			if (below(m, n) == 0 && below(m, 2))
+				inj.step = s->at[i].step; /* then moved a little */
+		}
+	if (n && inj.step != 0)
+		move_demotion(m, &inj);
+	inj.arg = (uint16_t)(lowest > 2 ? lowest - 1 : 2);
+	return inj;
+}
+
+/* One PCT-shaped change: what pct mode's mutations are made of. */
+static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
+{
+	struct schedule *s = &in->schedule;
+	struct injection *pick = s->count ? &s->at[below(m, s->count)] : NULL;
+
+	switch (below(m, 8)) {
+	case 0: /* a fresh sample: PCT itself */
+		pct_sample(m, in);
+		return;
+	case 1: /* another priority order */
+		in->seed = next_random(m);
+		return;
+	case 2: /* one thread first (or last) */
+		add_injection(s, (struct injection){.kind = INJECT_PRIORITY,
+						    .step = below(m, PCT_THREADS_NAMED),
+						    .arg = (uint16_t)(below(m, 2) ? 99 : 16)});
+		return;
+	case 3:
+	case 4:
+		if (pick && pick->kind == INJECT_DEMOTE) {
+			move_demotion(m, pick);
+			return;
+		}
+		break;
+	case 5:
+		if (s->count > 1 || (pick && below(m, 2))) {
+			remove_injection(m, s);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	add_injection(s, new_demotion(m, s));
+}
+
 /* One structured change to in; add (another corpus input, or NULL) may be spliced from. */
 static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 			const struct exec_input *add)
 {
+	if (in->mode == INPUT_MODE_PCT && below(m, 8)) {
+		mutate_pct(m, in);
+		return;
+	}
+
 	struct schedule *s = &in->schedule;
 	struct injection *pick = s->count ? &s->at[below(m, s->count)] : NULL;
 
@@ -238,7 +347,9 @@ static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 		if (add && add->schedule.count) {
 			struct injection inj = add->schedule.at[below(m, add->schedule.count)];
 
-			if (inj.kind != INJECT_PREEMPT || in->mode == INPUT_MODE_COUNTER) {
+			if ((inj.kind != INJECT_PREEMPT || in->mode == INPUT_MODE_COUNTER) &&
+			    ((inj.kind != INJECT_DEMOTE && inj.kind != INJECT_PRIORITY) ||
+			     in->mode == INPUT_MODE_PCT)) {
 				add_injection(s, inj);
 				return;
 			}
@@ -256,14 +367,28 @@ static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 	add_injection(s, random_injection(m, in->mode, s));
 }
 
+size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out)
+{
+	struct exec_input *in = &m->in;
+
+	*in = (struct exec_input){.seed = 0, .mode = mode};
+	if (mode == INPUT_MODE_PCT) {
+		pct_sample(m, in);
+	} else {
+		for (unsigned int i = 1 + below(m, 4); i > 0; i--)
+			mutate_once(m, in, NULL);
+	}
+	*out = m->out;
+	return input_encode(in, m->out);
+}
+
 size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t len,
 		       const uint8_t *add_buf, size_t add_len, uint8_t **out, size_t max_size)
 {
 	struct exec_input *in = &m->in, *add = &m->add;
 	unsigned int rounds = 1 + below(m, 4);
 
-	if (input_parse(buf, len, in, NULL, 0) < 0)
-		*in = (struct exec_input){.seed = 0, .mode = INPUT_MODE_STEPS};
+	input_decode(buf, len, in); /* afl-fuzz's own mutations may have made it invalid */
 	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)
 		add = NULL;
 	for (unsigned int i = 0; i < rounds; i++)

@@ -21,6 +21,13 @@ struct schedule_mutator {
 size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t len,
 		       const uint8_t *add_buf, size_t add_len, uint8_t **out, size_t max_size);
 
+/*
+ * A fresh random input of mode, from the search's base distribution: a PCT
+ * sample in pct mode (a random priority order and 0-3 change points), 1-4
+ * random injections otherwise. In m->out, like schedule_mutate.
+ */
+size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out);
+
 #define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
 
 /* AFL++ 4.04c's custom mutator API. */

@@ -5,6 +5,8 @@
  */
 #include "vmm/vm.h"
 
+#include <string.h>
+
 void inject_set_schedule(struct vm *vm, const struct schedule *s)
 {
 	vm->schedule = s;
@@ -12,6 +14,7 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s)
 	vm->timer_late_ns = 0;
 	vm->injected = 0;
 	vm->counter = (struct vm_counter){.started = false};
+	memset(&vm->feedback, 0, sizeof(vm->feedback));
 	single_step_stop(vm); /* a run that ended while stepping leaves it on */
 	vm->stepped = 0;
 }
@@ -47,19 +50,26 @@ static void apply(struct vm *vm, const struct injection *inj)
 	vm->injected++;
 }
 
+static bool acts_at_step(const struct injection *inj)
+{
+	return inj->kind != INJECT_PREEMPT && inj->kind != INJECT_PRIORITY &&
+	       inj->kind != INJECT_DEMOTE;
+}
+
 void inject_due(struct vm *vm)
 {
 	const struct schedule *s = vm->schedule;
 
 	if (!s || !vm->ready_step)
 		return;
-	/* `preempt` injections count blocks, not steps: vmm/counter.c takes them */
+	/* `preempt` and `demote` count events (vmm/counter.c), `priority` names a
+	 * thread (vmm/pct.c): not steps */
 	while (vm->schedule_next < s->count && vm->outcome == VM_RUNNING &&
-	       (s->at[vm->schedule_next].kind == INJECT_PREEMPT ||
+	       (!acts_at_step(&s->at[vm->schedule_next]) ||
 		vm->ready_step + s->at[vm->schedule_next].step <= vm->steps)) {
 		const struct injection *inj = &s->at[vm->schedule_next++];
 
-		if (inj->kind != INJECT_PREEMPT)
+		if (acts_at_step(inj))
 			apply(vm, inj);
 	}
 }

@@ -81,6 +81,7 @@ static void port_event(struct vm *vm, uint32_t gpa)
 				    .args = {ev.args[0], ev.args[1], ev.args[2]}};
 	trace_append(&vm->trace, &rec, at + sizeof(ev));
 	emit_output(vm, ev.type, at + sizeof(ev), ev.len);
+	feedback_on_event(vm, &rec);
 }
 
 /* The guest idles with interrupts disabled: jump to its timer or give up. */

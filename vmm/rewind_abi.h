@@ -23,7 +23,7 @@
 #define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
 #define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
 #define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
-#define REWIND_ABI_VERSION     3u
+#define REWIND_ABI_VERSION     4u
 
 /*
  * Ports (OUTL, 32-bit value), 4 apart: an OUTL touches 4 byte ports, so a
@@ -66,9 +66,34 @@ enum rewind_port {
 	 * the read itself would switch threads before the countdown, which all
 	 * the program's threads share, is stored: their blocks would be lost.) */
 	REWIND_PORT_COUNTER = REWIND_PORT(9),
-	REWIND_PORT_END = REWIND_PORT(10)
+	/* INL from the instrumented runtime: RDI holds a call (enum
+	 * rewind_runtime_call), RSI and RCX its arguments; returns the answer */
+	REWIND_PORT_RUNTIME = REWIND_PORT(10),
+	REWIND_PORT_END = REWIND_PORT(11)
 };
-#define REWIND_COUNTER_PREEMPT (1u << 31) /* in a REWIND_PORT_COUNTER read: preempt here */
+/*
+ * A REWIND_PORT_COUNTER read answers a countdown (what counts: see
+ * guest/runtime/) in its low bits, and what to do at this point above it.
+ */
+#define REWIND_COUNTER_COUNT_MASK 0x00ffffffu /* the next countdown, at least 1 */
+#define REWIND_COUNTER_PRIO_SHIFT 24	       /* bits 24..30: a SCHED_FIFO priority */
+#define REWIND_COUNTER_PRIO_MASK  0x7fu	       /* 0: keep the thread's priority */
+#define REWIND_COUNTER_PREEMPT	  (1u << 31)   /* preempt here */
+
+/* Calls on REWIND_PORT_RUNTIME (RDI), all from a job's instrumented runtime. */
+enum rewind_runtime_call {
+	/* the SCHED_FIFO priority (1..99) of the next thread the job creates
+	 * (its main thread first), 0 to leave scheduling alone */
+	REWIND_RT_THREAD_PRIORITY = 1,
+	/* RSI: the page-aligned user address of the runtime's feedback map
+	 * (REWIND_FEEDBACK_BYTES, resident), RCX: the process id; answers 1
+	 * if the VMM reads it */
+	REWIND_RT_FEEDBACK = 2,
+	/* the program is about to exit: the VMM reads the feedback map now;
+	 * RSI: what is left of the countdown (its events so far are counted) */
+	REWIND_RT_FLUSH = 3,
+};
+#define REWIND_FEEDBACK_BYTES 8192u /* one bit per feature (reads-from, lock order) */
 #define REWIND_SEED_WORDS      8
 #define REWIND_PORT_SPAN       (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
 

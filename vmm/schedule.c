@@ -10,6 +10,8 @@ static const char *const kind_names[INJECT_KIND_END] = {
 	[INJECT_TIMER_LATE] = "timer-late",
 	[INJECT_PREEMPT] = "preempt",
 	[INJECT_PREEMPT_INSNS] = "preempt-insns",
+	[INJECT_PRIORITY] = "priority",
+	[INJECT_DEMOTE] = "demote",
 };
 
 const char *injection_kind_name(unsigned int kind)

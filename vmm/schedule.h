@@ -16,6 +16,7 @@
 
 #define SCHEDULE_MAX	 256  /* injections in one schedule */
 #define INJECT_INSNS_MAX 4096 /* preempt-insns: at most this many single steps */
+#define INJECT_PRIO_MAX	 99   /* priority, demote: SCHED_FIFO priorities 1..99 */
 
 enum injection_kind {
 	INJECT_RESCHED = 1, /* preempt the running task now; arg must be 0 */
@@ -23,11 +24,15 @@ enum injection_kind {
 	INJECT_TIMER_LATE = 3, /* the next timer interrupt fires arg µs late */
 	INJECT_PREEMPT = 4,    /* counter mode: preempt after basic block `step`; arg must be 0 */
 	INJECT_PREEMPT_INSNS = 5, /* preempt arg instructions after step (single-stepped) */
+	INJECT_PRIORITY = 6, /* pct mode: thread number `step` (0: the main thread) gets priority arg */
+	INJECT_DEMOTE = 7,   /* pct mode: at position `step` (of 2^32: a fraction of the job's
+			      * profiled events) the running thread drops to priority arg */
 	INJECT_KIND_END
 };
 
 struct injection {
-	uint32_t step; /* steps after READY; for INJECT_PREEMPT, basic blocks since the job began */
+	uint32_t step; /* steps after READY; INJECT_PREEMPT: events since the job began;
+			* INJECT_PRIORITY: a thread number; INJECT_DEMOTE: a position */
 	uint16_t arg;  /* µs for STALL and TIMER_LATE */
 	uint8_t kind;  /* enum injection_kind */
 };

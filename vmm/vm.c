@@ -85,19 +85,24 @@ void vm_destroy(struct vm *vm)
 	trace_free(&vm->trace);
 }
 
-/* An exit the guest made through port I/O: only OUTL to a Rewind port is valid. */
+/* An exit the guest made through port I/O: OUTL to a Rewind port, or INL of the seed, counter or runtime port. */
 static void handle_io(struct vm *vm)
 {
 	struct kvm_run *run = vm->km.run;
 	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 	uint32_t value = 0;
 
-	bool is_read = run->io.port == REWIND_PORT_SEED ||
+	bool is_read = run->io.port == REWIND_PORT_SEED || run->io.port == REWIND_PORT_RUNTIME ||
 		       (run->io.port == REWIND_PORT_COUNTER && run->io.direction == KVM_EXIT_IO_IN);
 
 	if (is_read && run->io.direction == KVM_EXIT_IO_IN && run->io.size == 4 &&
 	    run->io.count == 1) {
-		value = run->io.port == REWIND_PORT_SEED ? ports_read_seed(vm) : counter_read(vm);
+		if (run->io.port == REWIND_PORT_SEED)
+			value = ports_read_seed(vm);
+		else if (run->io.port == REWIND_PORT_COUNTER)
+			value = counter_read(vm);
+		else
+			value = runtime_call(vm);
 		memcpy(data, &value, sizeof(value));
 		return;
 	}
@@ -211,5 +216,7 @@ enum vm_outcome vm_run(struct vm *vm)
 				  (unsigned long long)vm->cfg.wall_ms);
 	}
 	watchdog_stop(&dog);
+	if (vm->outcome != VM_RUNNING)
+		feedback_read(vm); /* the job's process may still be there */
 	return vm->outcome;
 }

@@ -36,9 +36,12 @@ struct vm_config {
 	uint64_t quantum_ns;   /* virtual time per step */
 	uint64_t step_budget;  /* 0 = unlimited */
 	uint64_t stuck_ms;     /* wall time allowed between two exits */
-	bool counter_mode;     /* an instrumented job counts blocks; else it is told to stop */
-	uint64_t slice_blocks; /* counter mode: preempt every N blocks (0: never) */
-	uint64_t block_ns;     /* counter mode: virtual time a basic block costs */
+	bool counter_mode;     /* an instrumented job counts events; else it is told to stop */
+	bool pct;	       /* priority schedules (PCT): thread priorities and demotions */
+	uint64_t pct_events;   /* pct: the job's profiled events, what demote positions divide */
+	uint64_t slice_blocks; /* counter mode: preempt every N events (0: never) */
+	uint32_t countdown_max; /* read at least every N events (0: the ABI's maximum) */
+	uint64_t block_ns;     /* counter mode: virtual time an event costs */
 	uint64_t wall_ms;      /* wall time allowed for one vm_run (0 = unlimited) */
 	FILE *output;	       /* guest program output goes here as it happens */
 	FILE *console;	       /* kernel console text goes here (NULL: kept in trace only) */
@@ -57,8 +60,22 @@ struct vm_counter {
 	uint64_t blocks;      /* blocks run up to the last read */
 	uint32_t armed;	      /* the countdown handed out at the last read */
 	uint64_t slice_start; /* blocks at the last preemption (time slice) */
-	uint32_t next;	      /* first block injection not applied yet (in vm->schedule) */
+	uint32_t next;	      /* first event injection not applied yet (in vm->schedule) */
 	bool preempt_due;     /* the last read said preempt: the runtime's OUTL comes next */
+	uint32_t threads;     /* pct: thread priorities handed out so far */
+};
+
+/*
+ * The runtime's feedback map (vmm/feedback.c): features (reads-from pairs,
+ * lock order) the instrumented job sets in its own memory; the VMM ORs them
+ * into `seen` while the job's process is alive.
+ */
+struct vm_feedback {
+	bool registered;
+	uint32_t pid;				   /* the process whose map it is */
+	uint64_t gpa[REWIND_FEEDBACK_BYTES / 4096]; /* its pages */
+	uint8_t seen[REWIND_FEEDBACK_BYTES];
+	bool any; /* some bit of seen is set */
 };
 
 struct vm {
@@ -81,6 +98,7 @@ struct vm {
 	uint64_t timer_late_ns; /* the next timer fires this much late */
 	uint64_t injected;	/* injections applied so far */
 	struct vm_counter counter;
+	struct vm_feedback feedback;
 	/* preempt-insns (vmm/single_step.c) */
 	bool single_stepping;	    /* a task is stepped: #DB traps exit to the VMM */
 	bool stepping_user;	    /* its first trap came: KVM single-steps too */
@@ -142,5 +160,20 @@ uint32_t counter_read(struct vm *vm);
 
 /* The runtime stored its countdown and asks for the preemption the last read announced. */
 void counter_preempt(struct vm *vm);
+
+/* The runtime says left of its countdown remain: the events run so far are counted. */
+void counter_settle(struct vm *vm, uint64_t left);
+
+/* pct: the priority of the job's next thread (0 outside pct mode), vmm/pct.c. */
+uint32_t pct_thread_priority(struct vm *vm);
+
+/* An INL on REWIND_PORT_RUNTIME: one call of the job's runtime (vmm/runtime_calls.c). */
+uint32_t runtime_call(struct vm *vm);
+
+/* The runtime's feedback map (vmm/feedback.c). */
+uint32_t feedback_register(struct vm *vm, uint64_t gva, uint32_t pid);
+void feedback_read(struct vm *vm);
+/* An event the guest sent: the map is read before its process dies. */
+void feedback_on_event(struct vm *vm, const struct trace_record *rec);
 
 #endif

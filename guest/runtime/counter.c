@@ -1,42 +1,99 @@
 /*
- * The guest half of Rewind's software counter (counter mode): link it into a
- * test program compiled with gcc's -fsanitize-coverage=trace-pc (guest/rewind-cc
- * does both). gcc then calls __sanitizer_cov_trace_pc() at the start of every
- * basic block; it counts down, and when the countdown the VMM armed reaches
- * zero it reads REWIND_PORT_COUNTER: one exit, at which the VMM may preempt
- * the program (exactly at that block) and which returns the next countdown.
- * This file itself must not be instrumented.
+ * The countdown of Rewind's software counter: precise schedule points
+ * without a PMU. The program (built with guest/rewind-cc) reports its
+ * schedule events through rt_event(); when the countdown the VMM armed
+ * reaches zero the runtime reads REWIND_PORT_COUNTER: one exit, whose answer
+ * is the next countdown and what to do here, before this event: take a new
+ * SCHED_FIFO priority (a PCT change point, or the end of a time slice), be
+ * preempted, or both. Between reads no exit happens, so counting costs the
+ * program no round trip to the VMM.
  *
- * Not under Rewind (or without port access) the counter never reads the port:
+ * A trace-pc build (-fsanitize-coverage=trace-pc) counts basic blocks the
+ * same way. Not under Rewind (or without port access) nothing is ever read:
  * the same binary runs natively.
  */
+#include "guest/runtime/runtime.h"
 #include "vmm/rewind_abi.h"
 
-#include <stdint.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/io.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-/* Blocks left before the next read. One process's threads share it: a thread
- * only loses the CPU at an exit, never between the load and the store. */
-static uint32_t countdown = UINT32_MAX;
-static int counting; /* the VMM answers: this runs under Rewind with port access */
+/* One process's threads share it: a thread only loses the CPU at an exit or
+ * a system call, never between this load and store. */
+uint32_t rt_countdown = UINT32_MAX;
+int rt_under_rewind;
+static int counting; /* the VMM counts this program's events */
 
 void __sanitizer_cov_trace_pc(void);
 
-/*
- * The next countdown; 0 means "stop counting" (the run is not in counter
- * mode). pc, the block the program is at, tells the VMM where a preemption
- * lands.
- */
+/* The next countdown and its flags; 0 means "stop counting" (steps mode). */
 static uint32_t read_counter(uintptr_t pc)
 {
 	uint32_t next;
 
-	__asm__ volatile("inl %w1, %0" : "=a"(next) : "Nd"((uint16_t)REWIND_PORT_COUNTER), "D"(pc));
+	__asm__ volatile("inl %w1, %0"
+			 : "=a"(next)
+			 : "Nd"((uint16_t)REWIND_PORT_COUNTER), "D"(pc)
+			 : "memory");
+	return next;
+}
+
+uint32_t rt_call(uint32_t call, uintptr_t arg, uintptr_t arg2)
+{
+	uint32_t answer;
+
+	if (!rt_under_rewind)
+		return 0;
+	__asm__ volatile("inl %w1, %0"
+			 : "=a"(answer)
+			 : "Nd"((uint16_t)REWIND_PORT_RUNTIME), "D"((uintptr_t)call), "S"(arg), "c"(arg2)
+			 : "memory");
+	return answer;
+}
+
+/* musl's sched_setscheduler() is a stub (ENOSYS): make the system call. */
+void rt_set_priority(uint32_t prio)
+{
+	struct sched_param param = {.sched_priority = (int)prio};
+
+	syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &param);
+}
+
+/*
+ * The countdown ran down at the event at pc. The countdown is stored first:
+ * the other threads run on it when this one loses the CPU.
+ */
+__attribute__((noinline)) void rt_countdown_expired(uintptr_t pc)
+{
+	uint32_t next, prio;
+
+	if (!counting) {
+		rt_countdown = UINT32_MAX;
+		return;
+	}
+	next = read_counter(pc);
 	if (next == 0) {
 		counting = 0;
-		next = ~REWIND_COUNTER_PREEMPT;
+		rt_countdown = UINT32_MAX;
+		return;
 	}
-	return next;
+	rt_countdown = next & REWIND_COUNTER_COUNT_MASK;
+	prio = next >> REWIND_COUNTER_PRIO_SHIFT & REWIND_COUNTER_PRIO_MASK;
+	if (prio)
+		rt_set_priority(prio);
+	if (next & REWIND_COUNTER_PREEMPT)
+		__asm__ volatile("outl %0, %w1"
+				 :
+				 : "a"(0u), "Nd"((uint16_t)REWIND_PORT_COUNTER)
+				 : "memory");
+}
+
+void __sanitizer_cov_trace_pc(void)
+{
+	rt_event(RT_CALLER());
 }
 
 static int under_rewind(void)
@@ -49,38 +106,29 @@ static int under_rewind(void)
 }
 
 /*
- * The countdown ran down at the block pc: store the next one, and when the
- * VMM says so, be preempted here. The store comes first: the other threads
- * run on it while this one is preempted.
+ * Before main and before any thread (threads inherit the port access): the
+ * main thread's priority (PCT mode), the feedback map, then the first read,
+ * which says whether this run counts events and may already preempt.
  */
-static __attribute__((noinline)) void counter_expired(uintptr_t pc)
+__attribute__((constructor(101))) static void runtime_start(void)
 {
-	uint32_t next;
+	uint32_t prio;
 
-	if (!counting) {
-		countdown = UINT32_MAX;
+	if (!under_rewind() || ioperm(REWIND_PORT_COUNTER, REWIND_PORT_END - REWIND_PORT_COUNTER,
+				      1) < 0)
 		return;
-	}
-	next = read_counter(pc);
-	countdown = next & ~REWIND_COUNTER_PREEMPT;
-	if (next & REWIND_COUNTER_PREEMPT)
-		__asm__ volatile("outl %0, %w1"
-				 :
-				 : "a"(0u), "Nd"((uint16_t)REWIND_PORT_COUNTER)
-				 : "memory");
-}
-
-void __sanitizer_cov_trace_pc(void)
-{
-	if (__builtin_expect(--countdown == 0, 0))
-		counter_expired((uintptr_t)__builtin_return_address(0));
-}
-
-/* Before main and before any thread: threads inherit the port access (ioperm). */
-__attribute__((constructor(101))) static void counter_start(void)
-{
-	if (!under_rewind() || ioperm(REWIND_PORT_COUNTER, 4, 1) < 0)
-		return;
+	rt_under_rewind = 1;
+	rt_on_own_stack(0); /* the main thread's stack bounds, from here */
+	prio = rt_call(REWIND_RT_THREAD_PRIORITY, 0, 0);
+	if (prio)
+		rt_set_priority(prio);
+	rt_feedback_register();
 	counting = 1;
-	counter_expired(0); /* the first read: counter mode or not, maybe a preemption */
+	rt_countdown_expired(0);
+}
+
+/* The program exits normally: the VMM takes the feedback while it still can. */
+__attribute__((destructor(101))) static void runtime_stop(void)
+{
+	rt_call(REWIND_RT_FLUSH, counting ? rt_countdown : 0, 0);
 }

@@ -1,0 +1,53 @@
+/*
+ * Rewind's guest runtime for instrumented test programs (guest/rewind-cc):
+ * the pieces share this header. Every schedule event (a basic block of a
+ * trace-pc build; a shared-memory access, an atomic or a synchronisation
+ * operation of a -fsanitize=thread build) goes through rt_event(), which
+ * counts down the countdown the VMM handed out and calls the VMM only when
+ * it runs out. None of these files may be built with instrumentation.
+ */
+#ifndef REWIND_RUNTIME_H
+#define REWIND_RUNTIME_H
+
+#include <stdint.h>
+
+/* Events left before the next REWIND_PORT_COUNTER read; all threads share it. */
+extern uint32_t rt_countdown;
+
+/* The countdown ran out at the event at pc (counter.c). */
+void rt_countdown_expired(uintptr_t pc);
+
+/* One schedule event at pc: a preemption or a priority change may land here, before it. */
+static inline void rt_event(uintptr_t pc)
+{
+	if (__builtin_expect(--rt_countdown == 0, 0))
+		rt_countdown_expired(pc);
+}
+
+/* Whether the program runs under Rewind with access to the runtime's ports. */
+extern int rt_under_rewind;
+
+/* A call on REWIND_PORT_RUNTIME with two arguments (0 when not under Rewind). */
+uint32_t rt_call(uint32_t call, uintptr_t arg, uintptr_t arg2);
+
+/* Makes the calling thread SCHED_FIFO at prio (1..99); the kernel may switch threads at once. */
+void rt_set_priority(uint32_t prio);
+
+/* Whether addr lies on the calling thread's own stack (its accesses are no events). */
+int rt_on_own_stack(uintptr_t addr);
+
+/* The calling thread's number (1, 2, ... in order of its first event). */
+uint32_t rt_thread_number(void);
+
+/* Feedback (feedback.c): a load at pc of addr, a store at pc to addr. */
+void rt_feedback_load(uintptr_t pc, uintptr_t addr);
+void rt_feedback_store(uintptr_t pc, uintptr_t addr);
+/* A lock at addr taken at pc, and released. */
+void rt_feedback_lock(uintptr_t pc, uintptr_t lock);
+void rt_feedback_unlock(uintptr_t lock);
+/* Hands the feedback map to the VMM (once, at start). */
+void rt_feedback_register(void);
+
+#define RT_CALLER() ((uintptr_t)__builtin_return_address(0))
+
+#endif

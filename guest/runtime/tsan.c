@@ -1,0 +1,179 @@
+/*
+ * The entry points gcc's -fsanitize=thread instrumentation calls (compile
+ * only: the program is linked with this runtime, never with libtsan). Each
+ * load, store or atomic on memory that is not the thread's own stack is a
+ * schedule event, counted before the access happens, so a preemption or a
+ * priority change can land between any two of them (between the load and
+ * the store of `counter++`, for one). Atomics keep their semantics: each is
+ * performed here with the real atomic operation (always sequentially
+ * consistent, which is at least as strong as what the program asked for).
+ */
+#include "guest/runtime/runtime.h"
+
+#include <stddef.h>
+
+/* A plain access at pc (before it happens). */
+static inline void access_at(uintptr_t pc, const volatile void *addr, int store)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (rt_on_own_stack(a))
+		return;
+	rt_event(pc);
+	if (store)
+		rt_feedback_store(pc, a);
+	else
+		rt_feedback_load(pc, a);
+}
+
+/* An atomic read-modify-write at pc: it reads (what it read from) and writes. */
+static inline void rmw_at(uintptr_t pc, const volatile void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (rt_on_own_stack(a))
+		return;
+	rt_event(pc);
+	rt_feedback_load(pc, a);
+	rt_feedback_store(pc, a);
+}
+
+#define PLAIN_ACCESS(name, store)                                                                  \
+	void name(void *addr);                                                                     \
+	void name(void *addr)                                                                      \
+	{                                                                                          \
+		access_at(RT_CALLER(), addr, store);                                               \
+	}
+#define PLAIN_SIZES(prefix, store)                                                                 \
+	PLAIN_ACCESS(prefix##1, store)                                                             \
+	PLAIN_ACCESS(prefix##2, store)                                                             \
+	PLAIN_ACCESS(prefix##4, store)                                                             \
+	PLAIN_ACCESS(prefix##8, store)                                                             \
+	PLAIN_ACCESS(prefix##16, store)
+
+PLAIN_SIZES(__tsan_read, 0)
+PLAIN_SIZES(__tsan_write, 1)
+PLAIN_SIZES(__tsan_unaligned_read, 0)
+PLAIN_SIZES(__tsan_unaligned_write, 1)
+PLAIN_SIZES(__tsan_volatile_read, 0)
+PLAIN_SIZES(__tsan_volatile_write, 1)
+
+void __tsan_read_range(void *addr, unsigned long size);
+void __tsan_read_range(void *addr, unsigned long size)
+{
+	if (size)
+		access_at(RT_CALLER(), addr, 0);
+}
+
+void __tsan_write_range(void *addr, unsigned long size);
+void __tsan_write_range(void *addr, unsigned long size)
+{
+	if (size)
+		access_at(RT_CALLER(), addr, 1);
+}
+
+/* C++ virtual calls: the vtable pointer is an ordinary shared word. */
+void __tsan_vptr_update(void **vptr, void *value);
+void __tsan_vptr_update(void **vptr, void *value)
+{
+	(void)value;
+	access_at(RT_CALLER(), vptr, 1);
+}
+
+void __tsan_vptr_read(void **vptr);
+void __tsan_vptr_read(void **vptr)
+{
+	access_at(RT_CALLER(), vptr, 0);
+}
+
+/* Nothing to do: the runtime starts in its own constructor. */
+void __tsan_init(void);
+void __tsan_init(void)
+{
+}
+
+void __tsan_func_entry(void *pc);
+void __tsan_func_entry(void *pc)
+{
+	(void)pc;
+}
+
+void __tsan_func_exit(void);
+void __tsan_func_exit(void)
+{
+}
+
+#define SC __ATOMIC_SEQ_CST
+
+/* The atomics of one size: every operation gcc may call for type T. */
+#define ATOMICS(n, T)                                                                              \
+	T __tsan_atomic##n##_load(const volatile T *a, int mo);                                    \
+	T __tsan_atomic##n##_load(const volatile T *a, int mo)                                     \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		access_at(RT_CALLER(), a, 0);                                                      \
+		return __atomic_load_n(a, SC);                                                     \
+	}                                                                                          \
+	void __tsan_atomic##n##_store(volatile T *a, T v, int mo);                                 \
+	void __tsan_atomic##n##_store(volatile T *a, T v, int mo)                                  \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		access_at(RT_CALLER(), a, 1);                                                      \
+		__atomic_store_n(a, v, SC);                                                        \
+	}                                                                                          \
+	RMW(n, T, exchange, __atomic_exchange_n)                                                   \
+	RMW(n, T, fetch_add, __atomic_fetch_add)                                                   \
+	RMW(n, T, fetch_sub, __atomic_fetch_sub)                                                   \
+	RMW(n, T, fetch_and, __atomic_fetch_and)                                                   \
+	RMW(n, T, fetch_or, __atomic_fetch_or)                                                     \
+	RMW(n, T, fetch_xor, __atomic_fetch_xor)                                                   \
+	RMW(n, T, fetch_nand, __atomic_fetch_nand)                                                 \
+	CAS(n, T, compare_exchange_strong, 0)                                                      \
+	CAS(n, T, compare_exchange_weak, 1)                                                        \
+	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo);       \
+	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)        \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		(void)fmo;                                                                         \
+		rmw_at(RT_CALLER(), a);                                                            \
+		__atomic_compare_exchange_n(a, &c, v, 0, SC, SC);                                  \
+		return c;                                                                          \
+	}
+
+#define RMW(n, T, op, builtin)                                                                     \
+	T __tsan_atomic##n##_##op(volatile T *a, T v, int mo);                                     \
+	T __tsan_atomic##n##_##op(volatile T *a, T v, int mo)                                      \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		rmw_at(RT_CALLER(), a);                                                            \
+		return builtin(a, v, SC);                                                          \
+	}
+
+#define CAS(n, T, op, weak)                                                                        \
+	int __tsan_atomic##n##_##op(volatile T *a, T *c, T v, int mo, int fmo);                    \
+	int __tsan_atomic##n##_##op(volatile T *a, T *c, T v, int mo, int fmo)                     \
+	{                                                                                          \
+		(void)mo;                                                                          \
+		(void)fmo;                                                                         \
+		rmw_at(RT_CALLER(), a);                                                            \
+		return __atomic_compare_exchange_n(a, c, v, weak, SC, SC);                         \
+	}
+
+ATOMICS(8, unsigned char)
+ATOMICS(16, unsigned short)
+ATOMICS(32, unsigned int)
+ATOMICS(64, unsigned long)
+
+void __tsan_atomic_thread_fence(int mo);
+void __tsan_atomic_thread_fence(int mo)
+{
+	(void)mo;
+	__atomic_thread_fence(SC);
+}
+
+void __tsan_atomic_signal_fence(int mo);
+void __tsan_atomic_signal_fence(int mo)
+{
+	(void)mo;
+	__atomic_signal_fence(SC);
+}
