@@ -24,7 +24,7 @@ GUEST_OBJ   := $(BUILD)/guest/obj
 # /tests/plain/NAME (what a user's unmodified binary looks like).
 GUEST_TESTS := $(basename $(notdir $(wildcard guest/tests/*.c)))
 GUEST_CXX_TESTS := $(basename $(notdir $(wildcard guest/tests/*.cc)))
-GUEST_PLAIN_TESTS := lost_update
+GUEST_PLAIN_TESTS := lost_update check_then_act
 GUEST_RT_SRC := counter tsan sync feedback threads
 GUEST_RT := $(GUEST_OBJ)/runtime/rewind-rt.o
 GUEST_RT_GLIBC := $(GUEST_OBJ)/runtime/rewind-rt-glibc.o

@@ -83,6 +83,16 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 	return rc;
 }
 
+/* The feature bits the runtime set (0 without an instrumented job). */
+static uint32_t feedback_count(const struct vm_feedback *f)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; f->any && i < sizeof(f->seen); i++)
+		n += (uint32_t)__builtin_popcount(f->seen[i]);
+	return n;
+}
+
 /* One run of input from the keyframe, to its outcome. */
 static int run_once(struct executor *ex, const struct exec_input *input)
 {
@@ -147,9 +157,10 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 				    .has_job_status = vm->has_job_status,
 				    .injected = vm->injected,
 				    .detail = vm->detail,
-				    .counter_missing = input->mode != INPUT_MODE_STEPS &&
-						       !vm->counter.started,
+				    .counter_missing =
+					    input->mode != INPUT_MODE_STEPS && !vm->counter.started,
 				    .blocks = vm->counter.blocks,
+				    .features = feedback_count(&vm->feedback),
 				    .stepped = vm->stepped};
 	return res->cls == CLASS_HOST_ERROR ? -EIO : 0;
 }
@@ -175,9 +186,11 @@ void exec_result_print(const struct exec_result *res)
 		fprintf(stderr, " (%s)", res->detail);
 	fprintf(stderr, " at step %" PRIu64 ",", res->job_steps);
 	if (res->blocks)
-		fprintf(stderr, " %" PRIu64 " blocks,", res->blocks);
+		fprintf(stderr, " %" PRIu64 " events,", res->blocks);
 	if (res->stepped)
 		fprintf(stderr, " %" PRIu64 " instructions stepped,", res->stepped);
+	if (res->features)
+		fprintf(stderr, " %" PRIu32 " interleaving features,", res->features);
 	fprintf(stderr, " %" PRIu64 " injections applied, trace 0x%016" PRIx64 "\n", res->injected,
 		res->trace_hash);
 }

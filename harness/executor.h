@@ -48,6 +48,7 @@ struct exec_result {
 	bool counter_missing; /* counter or pct mode, but the job never started its counter */
 	uint64_t blocks;      /* counter and pct modes: schedule events the job ran */
 	uint64_t stepped;     /* instructions single-stepped (preempt-insns) */
+	uint32_t features;    /* reads-from and lock-order features the runtime saw */
 };
 
 /* "rewind-harness: outcome CLASS (what happened) at step N, ... trace HASH" on stderr. */

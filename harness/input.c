@@ -142,8 +142,8 @@ static int check_record(const uint8_t *rec, size_t i, uint8_t mode, char *why, s
 			      off + REC_KIND, injection_kind_name(kind));
 	if ((kind == INJECT_PRIORITY || kind == INJECT_DEMOTE) &&
 	    (arg == 0 || arg > INJECT_PRIO_MAX))
-		return reject(why, why_len, "record %zu (offset %zu): %s with arg %u, not 1..%u",
-			      i, off + REC_ARG, injection_kind_name(kind), arg, INJECT_PRIO_MAX);
+		return reject(why, why_len, "record %zu (offset %zu): %s with arg %u, not 1..%u", i,
+			      off + REC_ARG, injection_kind_name(kind), arg, INJECT_PRIO_MAX);
 	return 0;
 }
 
@@ -218,14 +218,18 @@ int input_decode(const uint8_t *data, size_t len, struct exec_input *in)
 
 	if (input_parse(data, len, in, NULL, 0) == 0)
 		return 0;
-	memcpy(header, data, len < sizeof(header) ? len : sizeof(header));
+	if (len)
+		memcpy(header, data, len < sizeof(header) ? len : sizeof(header));
 	in->mode = header[HDR_MODE] % INPUT_MODES;
 	in->seed = get_le64(header + HDR_SEED);
 	in->schedule.count = (uint32_t)(count < SCHEDULE_MAX ? count : SCHEDULE_MAX);
 	nkinds = kinds_of_mode(in->mode, kinds);
 	for (uint32_t i = 0; i < in->schedule.count; i++) {
 		const uint8_t *rec = data + INPUT_HEADER_SIZE + (size_t)i * INPUT_RECORD_SIZE;
-		uint8_t kind = kinds[rec[REC_KIND] % nkinds];
+		uint8_t kind = rec[REC_KIND];
+
+		if (!memchr(kinds, kind, nkinds)) /* a kind the mode allows stays what it is */
+			kind = kinds[kind % nkinds];
 
 		in->schedule.at[i] = (struct injection){
 			.step = get_le32(rec + REC_STEP),
@@ -299,8 +303,7 @@ static cJSON *injection_to_json(const struct injection *inj)
 	if (!kind || (!has_arg(inj->kind) && inj->arg != 0))
 		return NULL;
 	o = cJSON_CreateObject();
-	if (!o ||
-	    !cJSON_AddNumberToObject(o, where_key(inj->kind), inj->step) ||
+	if (!o || !cJSON_AddNumberToObject(o, where_key(inj->kind), inj->step) ||
 	    !cJSON_AddStringToObject(o, "kind", kind) ||
 	    (has_arg(inj->kind) && !cJSON_AddNumberToObject(o, arg_key(inj->kind), inj->arg))) {
 		cJSON_Delete(o);
@@ -429,7 +432,9 @@ static int arg_from_json(const cJSON *o, struct injection *inj, const cJSON *us,
 		max = INJECT_PRIO_MAX;
 	if ((us && us != arg) || (insns && insns != arg) || (prio && prio != arg))
 		return reject(why, why_len, "%s\"%s\" is not allowed with \"%s\"", where,
-			      us && us != arg ? "us" : insns && insns != arg ? "insns" : "priority",
+			      us && us != arg	      ? "us"
+			      : insns && insns != arg ? "insns"
+						      : "priority",
 			      injection_kind_name(inj->kind));
 	if (!key)
 		return 0;
@@ -467,8 +472,8 @@ static int where_from_json(const cJSON *o, struct injection *inj, const char *wh
 static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj, char *why,
 			       size_t why_len)
 {
-	static const char *const keys[] = {"step", "block", "thread", "position", "kind",
-					   "us",   "insns", "priority"};
+	static const char *const keys[] = {"step", "block", "thread", "position",
+					   "kind", "us",    "insns",  "priority"};
 	const cJSON *kind;
 	char where[48];
 	int rc;
@@ -562,7 +567,8 @@ int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t 
 		if (rc)
 			return rc;
 		if (!mode_allows(out.mode, out.schedule.at[out.schedule.count].kind))
-			return reject(why, why_len, "injections[%" PRIu32 "]: %s needs \"mode\": \"%s\"",
+			return reject(why, why_len,
+				      "injections[%" PRIu32 "]: %s needs \"mode\": \"%s\"",
 				      out.schedule.count,
 				      injection_kind_name(out.schedule.at[out.schedule.count].kind),
 				      out.schedule.at[out.schedule.count].kind == INJECT_PREEMPT

@@ -59,7 +59,8 @@ int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *wh
  * Any byte string as an input, for afl-fuzz's own mutations (which rarely
  * keep an input valid): an input input_parse accepts means what it says;
  * any other is read field by field with every field made valid (missing
- * bytes are 0, the mode and kinds are taken modulo what exists, arguments
+ * bytes are 0, the mode is taken modulo 3, a kind the mode does not allow
+ * is taken modulo the kinds it allows, arguments
  * are brought into range, reserved bytes and the magic are ignored).
  * Returns 0 when data was valid as it is, 1 when it was made valid.
  */

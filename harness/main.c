@@ -3,6 +3,7 @@
 #include "harness/coverage.h"
 #include "harness/forkserver.h"
 #include "harness/harness.h"
+#include "harness/reach.h"
 #include "harness/replay.h"
 #include "mutators/schedule.h"
 #include "vmm/file.h"
@@ -288,9 +289,11 @@ static int to_json(const char *path)
 	if (file_read_all(path, &data, &len) < 0)
 		return 2;
 	if (input_parse(data, len, &input, why, sizeof(why)) < 0) {
-		rw_err("%s is not a valid input: %s", path, why);
-		free(data);
-		return 2;
+		input_decode(data, len, &input);
+		fprintf(stderr,
+			"rewind-harness: %s is not in the documented input format (%s); this is "
+			"the input the harness makes of it\n",
+			path, why);
 	}
 	free(data);
 	json = input_to_json(&input);
@@ -352,10 +355,13 @@ static int open_harness(struct harness *h, struct cli *c, FILE *output)
 				      .block_ns = c->job.block_ns,
 				      .output = output};
 
+	int rc;
+
 	h->job = c->job;
 	h->map_size = c->map_size;
 	h->artifact_dir = c->artifact_dir;
-	return executor_open(&h->ex, &cfg);
+	rc = executor_open(&h->ex, &cfg);
+	return rc ? rc : reach_check(&h->ex);
 }
 
 /* One input, not under afl-fuzz: its output, its outcome, an artifact if it fails. */

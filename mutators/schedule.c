@@ -72,17 +72,17 @@ static uint8_t random_kind(struct schedule_mutator *m, uint8_t mode)
 	return step_kinds[below(m, sizeof(step_kinds))];
 }
 
-static uint16_t random_arg(struct schedule_mutator *m, uint8_t kind)
-{
-	if (kind == INJECT_PREEMPT_INSNS) /* a few instructions: each one is an exit */
-		return (uint16_t)(1 + below(m, below(m, 8) ? 16 : 256));
-	return kind == INJECT_RESCHED || kind == INJECT_PREEMPT ? 0 : random_us(m);
-}
-
 /* 1 to 4096, most often small: log-uniform. */
 static uint32_t small_distance(struct schedule_mutator *m)
 {
 	return 1 + below(m, 1u << below(m, 13));
+}
+
+static uint16_t random_arg(struct schedule_mutator *m, uint8_t kind)
+{
+	if (kind == INJECT_PREEMPT_INSNS) /* the whole range, log-uniform: each one is an exit */
+		return (uint16_t)small_distance(m);
+	return kind == INJECT_RESCHED || kind == INJECT_PREEMPT ? 0 : random_us(m);
 }
 
 /*
@@ -169,6 +169,10 @@ static void nudge_insns(struct schedule_mutator *m, struct injection *inj)
 
 static void change_arg(struct schedule_mutator *m, uint8_t mode, struct injection *inj)
 {
+	if (inj->kind == INJECT_PRIORITY || inj->kind == INJECT_DEMOTE) {
+		inj->arg = (uint16_t)(1 + below(m, INJECT_PRIO_MAX));
+		return;
+	}
 	if (inj->kind == INJECT_RESCHED || inj->kind == INJECT_PREEMPT) {
 		set_kind(m, mode, inj);
 		return;
@@ -250,9 +254,8 @@ static void move_demotion(struct schedule_mutator *m, struct injection *inj)
 /* A new demotion, near one of the schedule's or anywhere, below the others' priorities. */
 static struct injection new_demotion(struct schedule_mutator *m, const struct schedule *s)
 {
-	struct injection inj = {.kind = INJECT_DEMOTE,
-				.step = (uint32_t)(next_random(m) >> 32),
-				.arg = 2};
+	struct injection inj = {
+		.kind = INJECT_DEMOTE, .step = (uint32_t)(next_random(m) >> 32), .arg = 2};
 	uint32_t n = demotions(s), lowest = INJECT_PRIO_MAX;
 
 	for (uint32_t i = 0; i < s->count; i++)
@@ -377,6 +380,8 @@ size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out)
 	} else {
 		for (unsigned int i = 1 + below(m, 4); i > 0; i--)
 			mutate_once(m, in, NULL);
+		if (!in->schedule.count) /* only the seed changed: one injection at least */
+			add_injection(&in->schedule, random_injection(m, mode, &in->schedule));
 	}
 	*out = m->out;
 	return input_encode(in, m->out);

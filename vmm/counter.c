@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#define COUNTDOWN_MAX REWIND_COUNTER_COUNT_MASK /* read this often at least: virtual time moves */
+#define COUNTDOWN_MAX  REWIND_COUNTER_COUNT_MASK /* read this often at least: virtual time moves */
 #define PCT_SLICE_PRIO 1 /* pct: a thread whose time slice ran out drops to the lowest priority */
 
 /* The event count at which inj acts, or UINT64_MAX for a kind that acts at steps or never. */

@@ -76,9 +76,9 @@ enum rewind_port {
  * guest/runtime/) in its low bits, and what to do at this point above it.
  */
 #define REWIND_COUNTER_COUNT_MASK 0x00ffffffu /* the next countdown, at least 1 */
-#define REWIND_COUNTER_PRIO_SHIFT 24	       /* bits 24..30: a SCHED_FIFO priority */
-#define REWIND_COUNTER_PRIO_MASK  0x7fu	       /* 0: keep the thread's priority */
-#define REWIND_COUNTER_PREEMPT	  (1u << 31)   /* preempt here */
+#define REWIND_COUNTER_PRIO_SHIFT 24	      /* bits 24..30: a SCHED_FIFO priority */
+#define REWIND_COUNTER_PRIO_MASK  0x7fu	      /* 0: keep the thread's priority */
+#define REWIND_COUNTER_PREEMPT	  (1u << 31)  /* preempt here */
 
 /* Calls on REWIND_PORT_RUNTIME (RDI), all from a job's instrumented runtime. */
 enum rewind_runtime_call {
@@ -94,8 +94,8 @@ enum rewind_runtime_call {
 	REWIND_RT_FLUSH = 3,
 };
 #define REWIND_FEEDBACK_BYTES 8192u /* one bit per feature (reads-from, lock order) */
-#define REWIND_SEED_WORDS      8
-#define REWIND_PORT_SPAN       (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
+#define REWIND_SEED_WORDS     8
+#define REWIND_PORT_SPAN      (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
 
 enum rewind_power {
 	REWIND_POWER_OFF = 0,

@@ -27,7 +27,8 @@ uint32_t runtime_call(struct vm *vm)
 		feedback_read(vm);
 		return 0;
 	default:
-		vm_finish(vm, VM_GUEST_FAULT, "unknown runtime call %llu", (unsigned long long)regs.rdi);
+		vm_finish(vm, VM_GUEST_FAULT, "unknown runtime call %llu",
+			  (unsigned long long)regs.rdi);
 		return 0;
 	}
 }

@@ -24,9 +24,10 @@ enum injection_kind {
 	INJECT_TIMER_LATE = 3, /* the next timer interrupt fires arg µs late */
 	INJECT_PREEMPT = 4,    /* counter mode: preempt after basic block `step`; arg must be 0 */
 	INJECT_PREEMPT_INSNS = 5, /* preempt arg instructions after step (single-stepped) */
-	INJECT_PRIORITY = 6, /* pct mode: thread number `step` (0: the main thread) gets priority arg */
-	INJECT_DEMOTE = 7,   /* pct mode: at position `step` (of 2^32: a fraction of the job's
-			      * profiled events) the running thread drops to priority arg */
+	INJECT_PRIORITY =
+		6, /* pct mode: thread number `step` (0: the main thread) gets priority arg */
+	INJECT_DEMOTE = 7, /* pct mode: at position `step` (of 2^32: a fraction of the job's
+			    * profiled events) the running thread drops to priority arg */
 	INJECT_KIND_END
 };
 

@@ -28,9 +28,9 @@ enum trace_vmm_type {
 
 /* Why a TRACE_PREEMPT preempted. */
 enum preempt_why {
-	PREEMPT_WHY_BLOCK = 0, /* a `preempt` injection (counter mode) */
-	PREEMPT_WHY_SLICE = 1, /* the default time slice (counter mode) */
-	PREEMPT_WHY_INSNS = 2, /* a `preempt-insns` injection (single-stepped) */
+	PREEMPT_WHY_BLOCK = 0,	/* a `preempt` injection (counter mode) */
+	PREEMPT_WHY_SLICE = 1,	/* the default time slice (counter mode) */
+	PREEMPT_WHY_INSNS = 2,	/* a `preempt-insns` injection (single-stepped) */
 	PREEMPT_WHY_DEMOTE = 3, /* a `demote` (pct mode): arg0 event count, arg2 address */
 };
 

@@ -85,7 +85,8 @@ void vm_destroy(struct vm *vm)
 	trace_free(&vm->trace);
 }
 
-/* An exit the guest made through port I/O: OUTL to a Rewind port, or INL of the seed, counter or runtime port. */
+/* An exit the guest made through port I/O: OUTL to a Rewind port, or INL of the seed, counter or
+ * runtime port. */
 static void handle_io(struct vm *vm)
 {
 	struct kvm_run *run = vm->km.run;

@@ -49,7 +49,8 @@ uint32_t rt_call(uint32_t call, uintptr_t arg, uintptr_t arg2)
 		return 0;
 	__asm__ volatile("inl %w1, %0"
 			 : "=a"(answer)
-			 : "Nd"((uint16_t)REWIND_PORT_RUNTIME), "D"((uintptr_t)call), "S"(arg), "c"(arg2)
+			 : "Nd"((uint16_t)REWIND_PORT_RUNTIME), "D"((uintptr_t)call), "S"(arg),
+			   "c"(arg2)
 			 : "memory");
 	return answer;
 }
@@ -114,8 +115,8 @@ __attribute__((constructor(101))) static void runtime_start(void)
 {
 	uint32_t prio;
 
-	if (!under_rewind() || ioperm(REWIND_PORT_COUNTER, REWIND_PORT_END - REWIND_PORT_COUNTER,
-				      1) < 0)
+	if (!under_rewind() ||
+	    ioperm(REWIND_PORT_COUNTER, REWIND_PORT_END - REWIND_PORT_COUNTER, 1) < 0)
 		return;
 	rt_under_rewind = 1;
 	rt_on_own_stack(0); /* the main thread's stack bounds, from here */

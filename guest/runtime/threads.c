@@ -13,7 +13,8 @@ static __thread uintptr_t stack_lo, stack_hi;
 static __thread uint32_t number;
 static uint32_t threads_seen;
 
-/* The first call is made by each thread itself (the main thread's from the runtime's constructor). */
+/* The first call is made by each thread itself (the main thread's from the runtime's constructor).
+ */
 static void find_stack(void)
 {
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);

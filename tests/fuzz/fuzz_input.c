@@ -128,7 +128,7 @@ static int write_seed(const char *dir, const char *name, const struct exec_input
 	return 0;
 }
 
-/* A few valid inputs: empty, one of each kind, a mixed schedule, a full one. */
+/* A few valid inputs: empty, one of each kind, a pct sample, a mixed schedule, a full one. */
 static int write_seeds(const char *dir)
 {
 	static struct exec_input in;
@@ -153,6 +153,14 @@ static int write_seeds(const char *dir)
 	in.mode = INPUT_MODE_COUNTER;
 	in.schedule.at[0] = (struct injection){.step = 1200, .kind = INJECT_PREEMPT};
 	rc |= write_seed(dir, "preempt", &in);
+	in.mode = INPUT_MODE_PCT; /* a PCT sample: a thread first, two change points */
+	in.schedule.count = 3;
+	in.schedule.at[0] = (struct injection){.step = 1, .arg = 99, .kind = INJECT_PRIORITY};
+	in.schedule.at[1] =
+		(struct injection){.step = 0x80000000u, .arg = 3, .kind = INJECT_DEMOTE};
+	in.schedule.at[2] =
+		(struct injection){.step = 0xc0000000u, .arg = 2, .kind = INJECT_DEMOTE};
+	rc |= write_seed(dir, "pct", &in);
 	in.mode = INPUT_MODE_STEPS;
 	in.schedule.count = 6;
 	for (uint32_t i = 0; i < in.schedule.count; i++) {

@@ -340,7 +340,7 @@ static void function_at(const char *program, uint64_t pc, char *name, size_t len
 }
 
 /*
- * A preemption placed at block B lands at B, every run, and the run repeats
+ * A preemption placed at event B lands at B, every run, and the run repeats
  * exactly; the trace says where in the program it landed.
  */
 static void test_counter_preemption_lands_exactly(void **state)
@@ -370,10 +370,8 @@ static void test_counter_preemption_lands_exactly(void **state)
 			      (unsigned long long)pc[i], function);
 		assert_int_equal(blocks_b[i], blocks[i]);
 		assert_int_equal(pc_b[i], pc[i]);
-		/* the landing is a block of the test program, not of libc or the runtime */
-		assert_true(strcmp(function, "main") == 0 || strcmp(function, "worker") == 0 ||
-			    strcmp(function, "count_hits") == 0 ||
-			    strcmp(function, "race_window") == 0);
+		/* the landing is an event of the test program, not of libc or the runtime */
+		assert_true(strcmp(function, "main") == 0 || strcmp(function, "worker") == 0);
 		if (why[i] == 0) {
 			assert_true(injected < 2);
 			assert_int_equal(blocks[i], want[injected]);
@@ -498,12 +496,12 @@ static void replay_trace_of(const struct run *r, char out[19])
 }
 
 /*
- * Determinism of both modes: an input of each mode, with several injections
+ * Determinism of every mode: an input of each mode, with several injections
  * of every kind it allows, gives the same outcome and trace on 20 runs from
  * the keyframe, and the same trace again in a second process that booted
  * its own guest.
  */
-static void test_both_modes_repeat_exactly_across_20_runs(void **state)
+static void test_every_mode_repeats_exactly_across_20_runs(void **state)
 {
 	static const struct {
 		const char *mode, *injections, *command;
@@ -519,6 +517,12 @@ static void test_both_modes_repeat_exactly_across_20_runs(void **state)
 		 "{\"block\":1900,\"kind\":\"preempt\"},{\"step\":26,\"kind\":\"stall\",\"us\":"
 		 "300}",
 		 " --slice-blocks 700 -- /tests/depth3_transfer"},
+		{"pct",
+		 "{\"thread\":1,\"kind\":\"priority\",\"priority\":90},{\"position\":"
+		 "1500000000,\"kind\":\"demote\",\"priority\":3},{\"position\":3000000000,"
+		 "\"kind\":\"demote\",\"priority\":2},{\"step\":5,\"kind\":\"stall\",\"us\":300},"
+		 "{\"step\":8,\"kind\":\"preempt-insns\",\"insns\":30}",
+		 " -- /tests/depth3_transfer"},
 	};
 	struct run *r = new_run(), *again = new_run();
 	char path[128], cmd[512], first[19], second[19];
@@ -543,8 +547,11 @@ static void test_both_modes_repeat_exactly_across_20_runs(void **state)
 	}
 }
 
-/* A thread spinning on a flag: stuck in exit mode, let go by time slices in counter mode. */
-static void test_spinning_in_both_modes(void **state)
+/*
+ * A thread spinning on a flag: stuck in exit mode, let go by time slices in
+ * counter mode, and in pct mode whichever thread has the higher priority.
+ */
+static void test_spinning_in_every_mode(void **state)
 {
 	struct run *r = new_run();
 
@@ -555,13 +562,30 @@ static void test_spinning_in_both_modes(void **state)
 	sh(HARNESS " " DIR "/counter-empty -- /tests/spin_wait", r);
 	expect_status(r, 0, "outcome pass");
 	assert_non_null(strstr(r->out, "spin_wait: the flag came after some spins"));
-	assert_non_null(strstr(r->err, " blocks,"));
+	assert_non_null(strstr(r->err, " events,"));
+	for (int seed = 0; seed < 4; seed++) { /* the spinner first, or the setter */
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd),
+			 "printf '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			 "\"seed\":\"%d\",\"injections\":[]}' >" DIR "/pct-spin.json && " HARNESS
+			 " --from-json " DIR "/pct-spin.json -o " DIR "/pct-spin && " HARNESS
+			 " " DIR "/pct-spin -- /tests/spin_wait",
+			 seed);
+		sh(cmd, r);
+		expect_status(r, 0, "outcome pass");
+	}
 }
 
-/* The no-feedback baseline of bench/bugs: random inputs of the format, counted. */
+/*
+ * The no-feedback baselines of bench/bugs: random inputs of the format,
+ * counted; PCT samples find the lost update (deterministically: the same
+ * random seed gives the same samples, so the same count every time), and a
+ * budget that ends the search first says how far it got.
+ */
 static void test_random_search_runs_and_counts(void **state)
 {
-	struct run *r = new_run();
+	struct run *r = new_run(), *again = new_run();
 
 	(void)state;
 	sh(HARNESS " --random 20 --counter --random-seed 3 --artifacts " DIR "/rnd-art -- "
@@ -571,6 +595,17 @@ static void test_random_search_runs_and_counts(void **state)
 	    !strstr(r->out, "random: no failure in 20 executions"))
 		fail_msg("no random-search line\nstdout:\n%s\nstderr:\n%s", r->out, r->err);
 	print_message("%s", r->out);
+	sh(HARNESS " --random 200 --pct --random-seed 3 --artifacts " DIR "/rnd-art -- "
+		   "/tests/lost_update",
+	   r);
+	sh(HARNESS " --random 200 --pct --random-seed 3 --artifacts " DIR "/rnd-art -- "
+		   "/tests/lost_update",
+	   again);
+	expect_status(r, 0, NULL);
+	print_message("pct: %s", r->out);
+	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
+	assert_string_equal(r->out,
+			    again->out + 0); /* the same count: only the seconds may differ */
 }
 
 static void test_counter_mode_needs_an_instrumented_job(void **state)
@@ -579,8 +614,100 @@ static void test_counter_mode_needs_an_instrumented_job(void **state)
 
 	(void)state;
 	write_counter_input(DIR "/counter-empty", "");
-	sh(HARNESS " " DIR "/counter-empty", r); /* the ledger is built without the counter */
-	expect_status(r, 64, "counter mode needs a job built for it");
+	sh(HARNESS " " DIR "/counter-empty", r); /* the ledger is built without the runtime */
+	expect_status(r, 64, "counter and pct modes need a job built for them");
+	sh(HARNESS " corpus/pct/empty", r);
+	expect_status(r, 64, "counter and pct modes need a job built for them");
+}
+
+/* --- pct mode --------------------------------------------------------------- */
+
+static void write_pct_input(const char *path, const char *injections)
+{
+	write_mode_input(path, "pct", injections);
+}
+
+/*
+ * One change point decides the lost update: the first worker (priority 90)
+ * runs its loop alone unless a demotion lands inside it, between a load and
+ * a store of counter++. The demotion lands in worker(), in the same place on
+ * every run; the same schedule without it passes, and so does the schedule
+ * whose demotion comes after the first worker's loop. The runtime's
+ * reads-from features differ between the passing and the failing run.
+ */
+static void test_pct_one_change_point_finds_the_lost_update(void **state)
+{
+	struct run *pass = new_run(), *fail = new_run(), *late = new_run(), *again = new_run();
+	uint64_t blocks[8], why[8], pc[8], blocks_b[8], why_b[8], pc_b[8];
+	char function[128];
+	size_t n;
+	int i;
+
+	(void)state;
+	write_pct_input(DIR "/pct-none", "{\"thread\":1,\"kind\":\"priority\",\"priority\":90},"
+					 "{\"thread\":2,\"kind\":\"priority\",\"priority\":50}");
+	/* a quarter into the run: inside the first worker's 40,000 events */
+	write_pct_input(DIR "/pct-mid", "{\"thread\":1,\"kind\":\"priority\",\"priority\":90},"
+					"{\"thread\":2,\"kind\":\"priority\",\"priority\":50},"
+					"{\"position\":1073741825,\"kind\":\"demote\","
+					"\"priority\":2}");
+	/* three quarters in: the first worker is done, the second runs alone */
+	write_pct_input(DIR "/pct-late", "{\"thread\":1,\"kind\":\"priority\",\"priority\":90},"
+					 "{\"thread\":2,\"kind\":\"priority\",\"priority\":50},"
+					 "{\"position\":3221225473,\"kind\":\"demote\","
+					 "\"priority\":2}");
+	sh(HARNESS " --artifacts " DIR "/pct-art " DIR "/pct-none -- /tests/lost_update", pass);
+	expect_status(pass, 0, "outcome pass");
+	sh(HARNESS " --artifacts " DIR "/pct-art " DIR "/pct-late -- /tests/lost_update", late);
+	expect_status(late, 0, "outcome pass");
+	sh(HARNESS " --artifacts " DIR "/pct-art --trace " DIR "/pct-a.trace " DIR
+		   "/pct-mid -- /tests/lost_update",
+	   fail);
+	sh(HARNESS " --artifacts " DIR "/pct-art --trace " DIR "/pct-b.trace " DIR
+		   "/pct-mid -- /tests/lost_update",
+	   again);
+	print_message("%s%s", fail->err, pass->err);
+	expect_status(fail, 1, "outcome signal (the job was killed by SIGABRT)");
+	assert_non_null(strstr(fail->err, "lost_update: counter is "));
+	assert_string_equal(strstr(fail->err, "rewind-harness: outcome"),
+			    strstr(again->err, "rewind-harness: outcome"));
+	n = preempts_in_trace(DIR "/pct-a.trace", blocks, why, pc, 8);
+	assert_int_equal(preempts_in_trace(DIR "/pct-b.trace", blocks_b, why_b, pc_b, 8), n);
+	for (i = 0; i < (int)n && why[i] != PREEMPT_WHY_DEMOTE; i++)
+		;
+	assert_true(i < (int)n);
+	assert_int_equal(pc_b[i], pc[i]);
+	assert_int_equal(blocks_b[i], blocks[i]);
+	function_at("build/guest/bin/tests/lost_update", pc[i], function, sizeof(function));
+	print_message("the demotion landed at event %llu, %#llx in %s()\n",
+		      (unsigned long long)blocks[i], (unsigned long long)pc[i], function);
+	assert_string_equal(function, "worker");
+	assert_non_null(strstr(pass->err, " interleaving features,"));
+	assert_string_not_equal(strstr(fail->err, " interleaving features,") - 6,
+				strstr(pass->err, " interleaving features,") - 6);
+}
+
+/*
+ * An uninstrumented job whose threads make no system call side by side gets
+ * a warning that names the way out; one whose threads exit to the VMM (one
+ * log line each) does not.
+ */
+static void test_unreachable_threads_are_warned_about(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " corpus/ledger/empty -- /tests/plain/check_then_act", r);
+	expect_status(r, 0,
+		      "rewind-harness: warning: the job started 2 thread(s) and made no "
+		      "exit while two of its threads were alive");
+	assert_non_null(strstr(r->err, "guest/rewind-cc"));
+	sh(HARNESS " corpus/ledger/empty -- /tests/plain/lost_update", r);
+	expect_status(r, 0, "outcome pass");
+	assert_null(strstr(r->err, "warning"));
+	sh(HARNESS " corpus/ledger/empty -- /tests/check_then_act", r); /* instrumented */
+	expect_status(r, 0, "outcome pass");
+	assert_null(strstr(r->err, "warning"));
 }
 
 /* --- the forkserver, played as afl-fuzz 4.04c plays it -------------------- */
@@ -865,25 +992,87 @@ static void afl_finds(const char *corpus, const char *command, int seconds, cons
 	assert_true(stat_of(t->out, "stability") == 100.0);
 }
 
-/* Counter mode: afl-fuzz preempts CPU-bound code at blocks and finds a plain-memory lost update. */
+/* Counter mode: afl-fuzz preempts CPU-bound code at events and finds a plain-memory lost update. */
 static void test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode(void **state)
 {
 	(void)state;
-	afl_finds("counter", "/tests/lost_update", 300, "lost_update: lost ");
+	afl_finds("counter", "/tests/lost_update", 300, "lost_update: counter is ");
 }
 
 /*
- * Counter mode, bug depth 3: afl-fuzz finds the two preemptions that
- * depth3_transfer needs, each at one block of a run of some 2,700. Most
- * searches take 2,000-4,000 executions (under a minute), but the tail is
- * long: 14,810 and 24,670 (430 s) were seen in 11 searches; the budget
- * leaves room for that.
+ * harness/rewind-fuzz with its defaults on an instrumented test: it sees the
+ * runtime, searches priority schedules (corpus/pct) and reports the first
+ * failure the harness saw, with its execution.
  */
-static void test_afl_fuzz_finds_the_depth3_bug(void **state)
+static void rewind_fuzz_finds(const char *command, int seconds, const char *picked,
+			      const char *said)
+{
+	struct run *r = new_run();
+	const char *name = strrchr(command, '/') + 1;
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf " DIR "/rf-%s && REWIND_HARNESS=" HARNESS_AFL
+		 " harness/rewind-fuzz --seconds %d --out " DIR "/rf-%s -- -- %s",
+		 name, seconds, name, command);
+	sh(cmd, r);
+	expect_status(r, 0, "replay identical");
+	assert_non_null(strstr(r->err, picked));
+	assert_non_null(strstr(r->out, said));
+	print_message("%s: %s", command, strstr(r->err, "rewind-fuzz: first failure at execution"));
+}
+
+/* The plain counter++ race, built with guest/rewind-cc: priority schedules find it at once. */
+static void test_rewind_fuzz_finds_the_lost_update_with_priority_schedules(void **state)
 {
 	(void)state;
-	afl_finds("counter", "/tests/depth3_transfer", 1500,
-		  "flight"); /* in-flight total < 0, or left in flight */
+	rewind_fuzz_finds("/tests/lost_update", 300, "the job is instrumented",
+			  "lost_update: counter is ");
+}
+
+/* C++ (std::thread, std::mutex, std::atomic), built with guest/rewind-c++: a wrong lock. */
+static void test_rewind_fuzz_finds_the_cxx_bug(void **state)
+{
+	(void)state;
+	rewind_fuzz_finds("/tests/account_cxx", 300, "the job is instrumented",
+			  "account_cxx: balance ");
+}
+
+/* Bug depth 3: two change points in the right places. */
+static void test_rewind_fuzz_finds_the_depth3_bug(void **state)
+{
+	(void)state;
+	rewind_fuzz_finds("/tests/depth3_transfer", 600, "the job is instrumented",
+			  "depth3_transfer: ");
+}
+
+/* The same counter++ program, uninstrumented: single-step offsets after each thread's log line. */
+static void test_rewind_fuzz_finds_the_uninstrumented_lost_update(void **state)
+{
+	(void)state;
+	rewind_fuzz_finds("/tests/plain/lost_update", 300, "the job is not instrumented",
+			  "lost_update: counter is ");
+}
+
+/*
+ * The mission's own command line: plain afl-fuzz, no custom mutator and no
+ * AFL_* variable, finds the lost update (its byte mutations decoded into
+ * schedules). It is stopped once the harness has noted its first failure.
+ */
+static void test_plain_afl_fuzz_finds_the_lost_update(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/plain " DIR "/plain-art && { env -u AFL_NO_UI afl-fuzz -i corpus/pct "
+	   "-o " DIR "/plain -- " HARNESS_AFL " --artifacts " DIR "/plain-art @@ -- "
+	   "/tests/lost_update >" DIR "/plain.log 2>&1 & pid=$!; for i in $(seq 300); do "
+	   "[ -f " DIR "/plain-art/first-failure.json ] && break; sleep 1; done; "
+	   "kill $pid; wait $pid; cat " DIR "/plain-art/first-failure.json; }",
+	   r);
+	print_message("plain afl-fuzz: %s", r->out);
+	assert_non_null(strstr(r->out, "{\"execution\": "));
+	assert_non_null(strstr(r->out, "\"class\": \"signal\""));
 }
 
 /*
@@ -906,9 +1095,11 @@ int main(void)
 		cmocka_unit_test(test_each_injection_kind_changes_the_run),
 		cmocka_unit_test(test_counter_preemption_lands_exactly),
 		cmocka_unit_test(test_single_step_preemption_lands_exactly),
-		cmocka_unit_test(test_both_modes_repeat_exactly_across_20_runs),
-		cmocka_unit_test(test_spinning_in_both_modes),
+		cmocka_unit_test(test_every_mode_repeats_exactly_across_20_runs),
+		cmocka_unit_test(test_spinning_in_every_mode),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
+		cmocka_unit_test(test_pct_one_change_point_finds_the_lost_update),
+		cmocka_unit_test(test_unreachable_threads_are_warned_about),
 		cmocka_unit_test(test_random_search_runs_and_counts),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
@@ -916,7 +1107,11 @@ int main(void)
 		cmocka_unit_test(test_artifact_write_failure_loses_nothing),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_afl_fuzz_finds_a_plain_memory_lost_update_in_counter_mode),
-		cmocka_unit_test(test_afl_fuzz_finds_the_depth3_bug),
+		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),
+		cmocka_unit_test(test_rewind_fuzz_finds_the_cxx_bug),
+		cmocka_unit_test(test_rewind_fuzz_finds_the_depth3_bug),
+		cmocka_unit_test(test_rewind_fuzz_finds_the_uninstrumented_lost_update),
+		cmocka_unit_test(test_plain_afl_fuzz_finds_the_lost_update),
 		cmocka_unit_test(test_afl_fuzz_finds_a_lost_update_by_single_stepping),
 	};
 

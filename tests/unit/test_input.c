@@ -86,6 +86,13 @@ static void test_kind_names(void **state)
 	assert_string_equal(injection_kind_name(INJECT_RESCHED), "resched");
 	assert_string_equal(injection_kind_name(INJECT_STALL), "stall");
 	assert_string_equal(injection_kind_name(INJECT_TIMER_LATE), "timer-late");
+	assert_string_equal(injection_kind_name(INJECT_PREEMPT), "preempt");
+	assert_string_equal(injection_kind_name(INJECT_PREEMPT_INSNS), "preempt-insns");
+	assert_string_equal(injection_kind_name(INJECT_PRIORITY), "priority");
+	assert_string_equal(injection_kind_name(INJECT_DEMOTE), "demote");
+	assert_int_equal(INJECT_PRIORITY, 6);
+	assert_int_equal(INJECT_DEMOTE, 7);
+	assert_int_equal(INJECT_KIND_END, 8);
 	assert_null(injection_kind_name(0));
 	assert_null(injection_kind_name(INJECT_KIND_END));
 	assert_null(injection_kind_name(255));
@@ -93,6 +100,11 @@ static void test_kind_names(void **state)
 	assert_int_equal(injection_kind_from_name("resched"), INJECT_RESCHED);
 	assert_int_equal(injection_kind_from_name("stall"), INJECT_STALL);
 	assert_int_equal(injection_kind_from_name("timer-late"), INJECT_TIMER_LATE);
+	assert_int_equal(injection_kind_from_name("preempt"), INJECT_PREEMPT);
+	assert_int_equal(injection_kind_from_name("preempt-insns"), INJECT_PREEMPT_INSNS);
+	assert_int_equal(injection_kind_from_name("priority"), INJECT_PRIORITY);
+	assert_int_equal(injection_kind_from_name("demote"), INJECT_DEMOTE);
+	assert_int_equal(injection_kind_from_name("pct"), 0);
 	assert_int_equal(injection_kind_from_name("Stall"), 0);
 	assert_int_equal(injection_kind_from_name("timer"), 0);
 	assert_int_equal(injection_kind_from_name(""), 0);
@@ -246,10 +258,21 @@ static void test_parse_rejections(void **state)
 	buf[4] = 2;
 	expect_reject(buf, len, "offset 4: version 2, expected 1");
 
-	/* mode */
+	/* mode: 0, 1 and 2 exist */
 	header(buf, 1);
-	buf[5] = 2;
-	expect_reject(buf, len, "offset 5: unknown mode 2, expected 0 (steps) or 1 (counter)");
+	buf[5] = 3;
+	expect_reject(buf, len,
+		      "offset 5: unknown mode 3, expected 0 (steps), 1 (counter) or 2 (pct)");
+	buf[5] = 255;
+	expect_reject(buf, len,
+		      "offset 5: unknown mode 255, expected 0 (steps), 1 (counter) or 2 (pct)");
+	for (uint8_t mode = 0; mode < INPUT_MODES; mode++) {
+		struct exec_input in;
+
+		buf[5] = mode;
+		assert_int_equal(input_parse(buf, len, &in, NULL, 0), 0);
+		assert_int_equal(in.mode, mode);
+	}
 
 	/* reserved header bytes, each of the two */
 	header(buf, 1);
@@ -283,7 +306,7 @@ static void test_parse_rejections(void **state)
 	len = record(buf, 2, 3, 0, 0, 0);
 	expect_reject(buf, len, "record 2 (offset 36): unknown kind 0");
 	record(buf, 2, 3, INJECT_KIND_END, 0, 0);
-	expect_reject(buf, len, "record 2 (offset 36): unknown kind 6");
+	expect_reject(buf, len, "record 2 (offset 36): unknown kind 8");
 	record(buf, 2, 3, 255, 0, 0);
 	expect_reject(buf, len, "record 2 (offset 36): unknown kind 255");
 
@@ -398,6 +421,16 @@ static char *json_text(const struct exec_input *in)
 	return text;
 }
 
+/* input_to_json refuses in (freeing whatever it made before failing the test). */
+static void assert_no_json(const struct exec_input *in)
+{
+	cJSON *j = input_to_json(in);
+	bool refused = j == NULL;
+
+	cJSON_Delete(j);
+	assert_true(refused);
+}
+
 /* Parses JSON text into in; returns input_from_json's result. */
 static int from_text(const char *text, struct exec_input *in, char *why, size_t why_len)
 {
@@ -437,16 +470,22 @@ static void test_json_from_binary(void **state)
 	cJSON_free(text);
 
 	/* what the JSON form cannot hold is refused, not silently changed */
-	in.mode = 2;
-	assert_null(input_to_json(&in));
+	in.mode = INPUT_MODES;
+	assert_no_json(&in);
+	in.mode = 255;
+	assert_no_json(&in);
 	in.mode = INPUT_MODE_STEPS;
 	in.schedule.count = 1;
 	in.schedule.at[0] = (struct injection){.step = 1, .arg = 0, .kind = 0};
-	assert_null(input_to_json(&in));
+	assert_no_json(&in);
+	in.schedule.at[0] = (struct injection){.step = 1, .arg = 0, .kind = INJECT_KIND_END};
+	assert_no_json(&in);
 	in.schedule.at[0] = (struct injection){.step = 1, .arg = 5, .kind = INJECT_RESCHED};
-	assert_null(input_to_json(&in));
+	assert_no_json(&in);
+	in.schedule.at[0] = (struct injection){.step = 1, .arg = 5, .kind = INJECT_PREEMPT};
+	assert_no_json(&in);
 	in.schedule.count = SCHEDULE_MAX + 1;
-	assert_null(input_to_json(&in));
+	assert_no_json(&in);
 }
 
 static void test_json_to_binary(void **state)
@@ -496,9 +535,12 @@ static void test_json_to_binary(void **state)
 	assert_int_equal(in.schedule.count, 0);
 }
 
-/* A JSON input with these injections and this seed (a JSON value, quoted or not). */
-static void expect_json_reject(const char *seed, const char *injections, const char *extra,
-			       const char *want)
+/*
+ * A JSON input of this mode with these injections and this seed (a JSON
+ * value, quoted or not) must be rejected with want in the reason.
+ */
+static void expect_mode_json_reject(const char *mode, const char *seed, const char *injections,
+				    const char *extra, const char *want)
 {
 	static struct exec_input in, before;
 	static char text[16384];
@@ -506,9 +548,9 @@ static void expect_json_reject(const char *seed, const char *injections, const c
 	int rc;
 
 	snprintf(text, sizeof(text),
-		 "{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"steps\",\"seed\":%s,"
+		 "{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"%s\",\"seed\":%s,"
 		 "\"injections\":[%s]%s}",
-		 seed, injections, extra);
+		 mode, seed, injections, extra);
 	memset(&in, 0x5a, sizeof(in));
 	before = in;
 	rc = from_text(text, &in, why, sizeof(why));
@@ -516,6 +558,13 @@ static void expect_json_reject(const char *seed, const char *injections, const c
 		fail_msg("%s: rc %d, reason \"%s\", wanted -EINVAL and \"%s\"", text, rc, why,
 			 want);
 	assert_memory_equal(&in, &before, sizeof(in));
+}
+
+/* The same, in steps mode. */
+static void expect_json_reject(const char *seed, const char *injections, const char *extra,
+			       const char *want)
+{
+	expect_mode_json_reject("steps", seed, injections, extra, want);
 }
 
 /* A whole JSON text that must be rejected with want in the reason. */
@@ -580,7 +629,7 @@ static void test_json_rejections(void **state)
 	expect_json_reject(
 		"\"1\"", "{\"step\":1,\"kind\":\"yield\"}", "",
 		"injections[0]: \"kind\" must be \"resched\", \"stall\", \"timer-late\", "
-		"\"preempt\" or \"preempt-insns\"");
+		"\"preempt\", \"preempt-insns\", \"priority\" or \"demote\"");
 	expect_json_reject("\"1\"", "{\"step\":1,\"kind\":2,\"us\":1}", "", "\"kind\" must be");
 	expect_json_reject("\"1\"", "{\"step\":1}", "", "injections[0]: missing \"kind\"");
 
@@ -647,7 +696,10 @@ static void test_json_rejections(void **state)
 			   "\"version\" must be 1");
 	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"time\","
 			   "\"seed\":\"1\",\"injections\":[]}",
-			   "\"mode\" must be \"steps\"");
+			   "\"mode\" must be \"steps\", \"counter\" or \"pct\"");
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"PCT\","
+			   "\"seed\":\"1\",\"injections\":[]}",
+			   "\"mode\" must be \"steps\", \"counter\" or \"pct\"");
 	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":0,"
 			   "\"seed\":\"1\",\"injections\":[]}",
 			   "\"mode\" must be \"steps\"");
@@ -674,17 +726,17 @@ static uint32_t rng_below(uint64_t *s, uint32_t n)
 	return (uint32_t)((rng_next(s) >> 32) % n);
 }
 
-/* The rules of docs/input-format.md, written out a second time. */
+/* The rules of docs/input-format.md (and of pct mode), written out a second time. */
 static bool oracle_valid(const uint8_t *d, size_t len)
 {
 	if (len < 16 || (len - 16) / 8 > 256)
 		return false;
-	if (memcmp(d, "RWSI", 4) != 0 || d[4] != 1 || d[5] > 1 || d[6] != 0 || d[7] != 0)
+	if (memcmp(d, "RWSI", 4) != 0 || d[4] != 1 || d[5] > 2 || d[6] != 0 || d[7] != 0)
 		return false;
 	for (size_t o = 16; o + 8 <= len; o += 8) {
 		unsigned int arg = d[o + 6] | (unsigned int)d[o + 7] << 8;
 
-		if (d[o + 4] < 1 || d[o + 4] > 5 || d[o + 5] != 0)
+		if (d[o + 4] < 1 || d[o + 4] > 7 || d[o + 5] != 0)
 			return false;
 		if ((d[o + 4] == 1 || d[o + 4] == 4) && arg != 0)
 			return false;
@@ -692,18 +744,51 @@ static bool oracle_valid(const uint8_t *d, size_t len)
 			return false;
 		if (d[o + 4] == 4 && d[5] != 1) /* preempt: counter mode only */
 			return false;
+		if ((d[o + 4] == 6 || d[o + 4] == 7) && d[5] != 2) /* priority, demote: pct only */
+			return false;
+		if ((d[o + 4] == 6 || d[o + 4] == 7) && (arg < 1 || arg > 99))
+			return false;
 	}
 	return true;
 }
 
-/* An argument the kind accepts; now and then one out of range for preempt-insns. */
+/*
+ * An argument the kind accepts; now and then one out of range for
+ * preempt-insns, priority and demote.
+ */
 static uint16_t random_arg(uint64_t *rng, uint8_t kind)
 {
 	if (kind == INJECT_RESCHED || kind == INJECT_PREEMPT)
 		return 0;
 	if (kind == INJECT_PREEMPT_INSNS && rng_below(rng, 1024))
 		return (uint16_t)(rng_below(rng, INJECT_INSNS_MAX) + 1);
+	if ((kind == INJECT_PRIORITY || kind == INJECT_DEMOTE) && rng_below(rng, 1024))
+		return (uint16_t)(rng_below(rng, INJECT_PRIO_MAX) + 1);
 	return (uint16_t)rng_next(rng);
+}
+
+/* The kinds each mode allows, in kind order. */
+static const uint8_t steps_kinds[] = {INJECT_RESCHED, INJECT_STALL, INJECT_TIMER_LATE,
+				      INJECT_PREEMPT_INSNS};
+static const uint8_t counter_kinds[] = {INJECT_RESCHED, INJECT_STALL, INJECT_TIMER_LATE,
+					INJECT_PREEMPT, INJECT_PREEMPT_INSNS};
+static const uint8_t pct_kinds[] = {INJECT_RESCHED,	  INJECT_STALL,	   INJECT_TIMER_LATE,
+				    INJECT_PREEMPT_INSNS, INJECT_PRIORITY, INJECT_DEMOTE};
+
+/* The kinds mode allows (mode < INPUT_MODES), and how many in *n. */
+static const uint8_t *mode_kinds(uint8_t mode, size_t *n)
+{
+	switch (mode) {
+	case INPUT_MODE_STEPS:
+		*n = sizeof(steps_kinds);
+		return steps_kinds;
+	case INPUT_MODE_COUNTER:
+		*n = sizeof(counter_kinds);
+		return counter_kinds;
+	default:
+		*n = sizeof(pct_kinds);
+		return pct_kinds;
+	}
 }
 
 /* Random bytes of a random kind: pure noise, a valid header, or a valid input mutated. */
@@ -720,14 +805,14 @@ static size_t random_input(uint64_t *rng, uint8_t *buf, size_t cap)
 		if (len >= 16)
 			header(buf, rng_next(rng));
 		return len;
-	default: /* valid, then 0..3 bytes changed (a third of the time nothing) */
+	default: /* valid in any mode, then 0..3 bytes changed (a third of the time nothing) */
 		n = rng_below(rng, rng_below(rng, 8) ? SCHEDULE_MAX + 1 : SCHEDULE_MAX + 4);
 		len = header(buf, rng_next(rng));
+		buf[5] = (uint8_t)rng_below(rng, INPUT_MODES);
 		for (size_t i = 0; i < n; i++) {
-			static const uint8_t steps_kinds[] = {INJECT_RESCHED, INJECT_STALL,
-							      INJECT_TIMER_LATE,
-							      INJECT_PREEMPT_INSNS};
-			uint8_t kind = steps_kinds[rng_below(rng, sizeof(steps_kinds))];
+			size_t nkinds;
+			const uint8_t *kinds = mode_kinds(buf[5], &nkinds);
+			uint8_t kind = kinds[rng_below(rng, (uint32_t)nkinds)];
 
 			len = record(buf, i, (uint32_t)rng_next(rng), kind, 0,
 				     random_arg(rng, kind));
@@ -760,7 +845,7 @@ static void test_random_inputs(void **state)
 	static uint8_t buf[2100], out[INPUT_MAX_SIZE];
 	static struct exec_input in, before;
 	uint64_t rng = 0x5eed5eed12345678ULL;
-	unsigned int accepted = 0, rejected = 0, json_checked = 0;
+	unsigned int accepted = 0, rejected = 0, json_checked = 0, per_mode[INPUT_MODES] = {0};
 
 	(void)state;
 	memset(&before, 0x3c, sizeof(before));
@@ -782,6 +867,8 @@ static void test_random_inputs(void **state)
 		if (rc == 0) {
 			accepted++;
 			assert_true(in.seed == get_bytes_le(data + 8, 8));
+			assert_int_equal(in.mode, data[5]);
+			per_mode[in.mode]++;
 			assert_int_equal(in.schedule.count, (len - 16) / 8);
 			for (uint32_t i = 0; i < in.schedule.count; i++) {
 				const uint8_t *r = data + 16 + 8 * i;
@@ -804,11 +891,533 @@ static void test_random_inputs(void **state)
 		}
 		free(data);
 	}
-	print_message("random inputs: %u accepted (%u through JSON), %u rejected\n", accepted,
-		      json_checked, rejected);
+	print_message("random inputs: %u accepted (%u steps, %u counter, %u pct; %u through JSON), "
+		      "%u rejected\n",
+		      accepted, per_mode[INPUT_MODE_STEPS], per_mode[INPUT_MODE_COUNTER],
+		      per_mode[INPUT_MODE_PCT], json_checked, rejected);
 	assert_int_equal(accepted + rejected, 100000);
 	assert_true(accepted > 20000); /* both sides well exercised */
 	assert_true(rejected > 40000);
+	for (uint8_t mode = 0; mode < INPUT_MODES; mode++) /* and every mode */
+		assert_true(per_mode[mode] > 5000);
+}
+
+/* --- pct mode: priority and demote ------------------------------------------ */
+
+/* Every kind pct mode allows, at its documented offsets. */
+static const uint8_t pct_input[] = {
+	'R',  'W',  'S',  'I',	1,    2,    0,	  0,	/* magic, version, mode pct, reserved */
+	0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01, /* seed 0x0123456789abcdef */
+	0x00, 0x00, 0x00, 0x00, 6,    0,    99,	  0x00, /* thread 0 (main) priority 99 */
+	0x03, 0x00, 0x00, 0x00, 6,    0,    1,	  0x00, /* thread 3 priority 1 */
+	0x00, 0x00, 0x00, 0x80, 7,    0,    2,	  0x00, /* position 2^31 demote to 2 */
+	0xff, 0xff, 0xff, 0xff, 7,    0,    99,	  0x00, /* position 2^32-1 demote to 99 */
+	0x05, 0x00, 0x00, 0x00, 1,    0,    0x00, 0x00, /* step 5 resched */
+	0x06, 0x00, 0x00, 0x00, 2,    0,    0x10, 0x27, /* step 6 stall 10000 */
+	0x07, 0x00, 0x00, 0x00, 3,    0,    0x28, 0x00, /* step 7 timer-late 40 */
+	0x08, 0x00, 0x00, 0x00, 5,    0,    0x00, 0x10, /* step 8 preempt-insns 4096 */
+};
+
+static const char pct_json[] = "{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			       "\"seed\":\"0x0123456789abcdef\",\"injections\":["
+			       "{\"thread\":0,\"kind\":\"priority\",\"priority\":99},"
+			       "{\"thread\":3,\"kind\":\"priority\",\"priority\":1},"
+			       "{\"position\":2147483648,\"kind\":\"demote\",\"priority\":2},"
+			       "{\"position\":4294967295,\"kind\":\"demote\",\"priority\":99},"
+			       "{\"step\":5,\"kind\":\"resched\"},"
+			       "{\"step\":6,\"kind\":\"stall\",\"us\":10000},"
+			       "{\"step\":7,\"kind\":\"timer-late\",\"us\":40},"
+			       "{\"step\":8,\"kind\":\"preempt-insns\",\"insns\":4096}]}";
+
+/* Field by field (the structs have padding), naming what differs. */
+static void assert_same_input(const struct exec_input *got, const struct exec_input *want,
+			      const char *what)
+{
+	if (got->seed != want->seed || got->mode != want->mode ||
+	    got->schedule.count != want->schedule.count)
+		fail_msg("%s: seed 0x%016llx mode %u count %u, wanted 0x%016llx mode %u count %u",
+			 what, (unsigned long long)got->seed, got->mode, got->schedule.count,
+			 (unsigned long long)want->seed, want->mode, want->schedule.count);
+	for (uint32_t i = 0; i < want->schedule.count && i < SCHEDULE_MAX; i++) {
+		const struct injection *g = &got->schedule.at[i], *w = &want->schedule.at[i];
+
+		if (g->step != w->step || g->kind != w->kind || g->arg != w->arg)
+			fail_msg("%s: injection %u is step %u kind %u arg %u, wanted step %u kind "
+				 "%u arg %u",
+				 what, i, g->step, g->kind, g->arg, w->step, w->kind, w->arg);
+	}
+}
+
+static void test_pct_mode_binary(void **state)
+{
+	static const struct injection want[] = {
+		{.step = 0, .kind = INJECT_PRIORITY, .arg = 99},
+		{.step = 3, .kind = INJECT_PRIORITY, .arg = 1},
+		{.step = 0x80000000u, .kind = INJECT_DEMOTE, .arg = 2},
+		{.step = UINT32_MAX, .kind = INJECT_DEMOTE, .arg = 99},
+		{.step = 5, .kind = INJECT_RESCHED, .arg = 0},
+		{.step = 6, .kind = INJECT_STALL, .arg = 10000},
+		{.step = 7, .kind = INJECT_TIMER_LATE, .arg = 40},
+		{.step = 8, .kind = INJECT_PREEMPT_INSNS, .arg = 4096},
+	};
+	struct exec_input in;
+	uint8_t buf[sizeof(pct_input)];
+	char why[WHY_LEN] = "";
+
+	(void)state;
+	assert_int_equal(INPUT_MODE_PCT, 2);
+	assert_int_equal(INPUT_MODES, 3);
+	assert_int_equal(input_parse(pct_input, sizeof(pct_input), &in, why, sizeof(why)), 0);
+	assert_true(in.seed == 0x0123456789abcdefULL);
+	assert_int_equal(in.mode, INPUT_MODE_PCT);
+	assert_int_equal(in.schedule.count, 8);
+	for (uint32_t i = 0; i < 8; i++) {
+		assert_int_equal(in.schedule.at[i].step, want[i].step);
+		assert_int_equal(in.schedule.at[i].kind, want[i].kind);
+		assert_int_equal(in.schedule.at[i].arg, want[i].arg);
+	}
+	assert_int_equal(input_encode(&in, buf), sizeof(pct_input));
+	assert_memory_equal(buf, pct_input, sizeof(pct_input));
+
+	/* priority and demote need pct mode: named at the kind byte of the first one */
+	buf[5] = INPUT_MODE_STEPS;
+	expect_reject(buf, sizeof(buf), "record 0 (offset 20): priority needs pct mode");
+	buf[5] = INPUT_MODE_COUNTER;
+	expect_reject(buf, sizeof(buf), "record 0 (offset 20): priority needs pct mode");
+	buf[20] = INJECT_STALL; /* record 0 a stall, record 1 still a priority */
+	expect_reject(buf, sizeof(buf), "record 1 (offset 28): priority needs pct mode");
+	buf[28] = INJECT_STALL;
+	expect_reject(buf, sizeof(buf), "record 2 (offset 36): demote needs pct mode");
+	buf[38] = 0; /* the mode is checked before the priority */
+	expect_reject(buf, sizeof(buf), "record 2 (offset 36): demote needs pct mode");
+	buf[5] = INPUT_MODE_PCT;
+	expect_reject(buf, sizeof(buf), "record 2 (offset 38): demote with arg 0, not 1..99");
+
+	/* priorities 1..99, either byte */
+	memcpy(buf, pct_input, sizeof(buf));
+	buf[38] = 100;
+	expect_reject(buf, sizeof(buf), "record 2 (offset 38): demote with arg 100, not 1..99");
+	buf[38] = 2;
+	buf[39] = 1;
+	expect_reject(buf, sizeof(buf), "record 2 (offset 38): demote with arg 258, not 1..99");
+	memcpy(buf, pct_input, sizeof(buf));
+	buf[30] = 0;
+	expect_reject(buf, sizeof(buf), "record 1 (offset 30): priority with arg 0, not 1..99");
+	buf[30] = 0xff;
+	buf[31] = 0xff;
+	expect_reject(buf, sizeof(buf), "record 1 (offset 30): priority with arg 65535, not 1..99");
+	buf[30] = 100;
+	buf[31] = 0;
+	expect_reject(buf, sizeof(buf), "record 1 (offset 30): priority with arg 100, not 1..99");
+
+	/* the reserved byte is checked first, as for every kind */
+	memcpy(buf, pct_input, sizeof(buf));
+	buf[21] = 1;
+	buf[22] = 0;
+	expect_reject(buf, sizeof(buf), "record 0 (offset 21): reserved byte is 1, not 0");
+
+	/* preempt still needs counter mode */
+	memcpy(buf, pct_input, sizeof(buf));
+	buf[52] = INJECT_PREEMPT; /* record 4, the resched */
+	expect_reject(buf, sizeof(buf), "record 4 (offset 52): preempt needs counter mode");
+
+	/* unknown kinds past demote */
+	buf[52] = INJECT_KIND_END;
+	expect_reject(buf, sizeof(buf), "record 4 (offset 52): unknown kind 8");
+}
+
+static void test_pct_mode_json(void **state)
+{
+	static struct exec_input in, back;
+	uint8_t buf[INPUT_MAX_SIZE];
+	char why[WHY_LEN] = "";
+	char *text;
+
+	(void)state;
+	/* binary -> JSON is text-exact, JSON -> binary byte-exact */
+	assert_int_equal(input_parse(pct_input, sizeof(pct_input), &in, NULL, 0), 0);
+	text = json_text(&in);
+	assert_string_equal(text, pct_json);
+	cJSON_free(text);
+	assert_int_equal(from_text(pct_json, &back, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_same_input(&back, &in, "pct JSON");
+	assert_int_equal(input_encode(&back, buf), sizeof(pct_input));
+	assert_memory_equal(buf, pct_input, sizeof(pct_input));
+
+	/* hand-written: other key order, integral floats */
+	assert_int_equal(from_text("{\"injections\":[{\"priority\":5.0,\"kind\":\"demote\","
+				   "\"position\":7},{\"kind\":\"priority\",\"priority\":1,"
+				   "\"thread\":4294967295}],\"seed\":\"9\",\"mode\":\"pct\","
+				   "\"version\":1,\"format\":\"rewind-input\"}",
+				   &in, why, sizeof(why)),
+			 0);
+	assert_int_equal(in.mode, INPUT_MODE_PCT);
+	assert_true(in.seed == 9);
+	assert_int_equal(in.schedule.count, 2);
+	assert_int_equal(in.schedule.at[0].kind, INJECT_DEMOTE);
+	assert_int_equal(in.schedule.at[0].step, 7);
+	assert_int_equal(in.schedule.at[0].arg, 5);
+	assert_int_equal(in.schedule.at[1].kind, INJECT_PRIORITY);
+	assert_int_equal(in.schedule.at[1].step, UINT32_MAX);
+	assert_int_equal(in.schedule.at[1].arg, 1);
+
+	/* an empty pct schedule */
+	in.schedule.count = 0;
+	text = json_text(&in);
+	assert_string_equal(text, "{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				  "\"seed\":\"0x0000000000000009\",\"injections\":[]}");
+	cJSON_free(text);
+
+	/* each kind takes its own key for where it acts */
+	expect_mode_json_reject("pct", "\"1\"", "{\"step\":5,\"kind\":\"demote\",\"priority\":2}",
+				"", "injections[0]: demote takes \"position\", not \"step\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"block\":5,\"kind\":\"demote\",\"priority\":2}",
+				"", "injections[0]: demote takes \"position\", not \"block\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"thread\":5,\"kind\":\"demote\",\"priority\":2}",
+				"", "injections[0]: demote takes \"position\", not \"thread\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"step\":0,\"kind\":\"priority\",\"priority\":2}",
+				"", "injections[0]: priority takes \"thread\", not \"step\"");
+	expect_mode_json_reject(
+		"pct", "\"1\"",
+		"{\"thread\":0,\"position\":1,\"kind\":\"priority\",\"priority\":2}", "",
+		"injections[0]: priority takes \"thread\", not \"position\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"thread\":0,\"kind\":\"stall\",\"us\":2}", "",
+				"injections[0]: stall takes \"step\", not \"thread\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"position\":0,\"kind\":\"resched\"}", "",
+				"injections[0]: resched takes \"step\", not \"position\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"kind\":\"demote\",\"priority\":2}", "",
+				"injections[0]: missing \"position\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"kind\":\"priority\",\"priority\":2}", "",
+				"injections[0]: missing \"thread\"");
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"position\":4294967296,\"kind\":\"demote\",\"priority\":2}", "",
+				"injections[0]: \"position\" must be an integer in 0..4294967295");
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"thread\":-1,\"kind\":\"priority\",\"priority\":2}", "",
+				"injections[0]: \"thread\" must be an integer in 0..4294967295");
+
+	/* priorities: 1..99, required, and only for priority and demote */
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"position\":1,\"kind\":\"demote\",\"priority\":0}", "",
+				"injections[0]: \"priority\" must be an integer in 1..99");
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"thread\":1,\"kind\":\"priority\",\"priority\":100}", "",
+				"injections[0]: \"priority\" must be an integer in 1..99");
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"thread\":1,\"kind\":\"priority\",\"priority\":1.5}", "",
+				"injections[0]: \"priority\" must be an integer in 1..99");
+	expect_mode_json_reject("pct", "\"1\"", "{\"position\":1,\"kind\":\"demote\"}", "",
+				"injections[0]: missing \"priority\"");
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"position\":1,\"kind\":\"demote\",\"priority\":2,\"us\":3}", "",
+				"injections[0]: \"us\" is not allowed with \"demote\"");
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"thread\":1,\"kind\":\"priority\",\"priority\":2,\"insns\":3}",
+				"", "injections[0]: \"insns\" is not allowed with \"priority\"");
+	expect_mode_json_reject("pct", "\"1\"",
+				"{\"step\":1,\"kind\":\"stall\",\"us\":3,\"priority\":2}", "",
+				"injections[0]: \"priority\" is not allowed with \"stall\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"step\":1,\"kind\":\"resched\",\"priority\":2}",
+				"", "injections[0]: \"priority\" is not allowed with \"resched\"");
+
+	/* each kind in its own mode only; the first injection that is not is named */
+	expect_mode_json_reject("steps", "\"1\"",
+				"{\"thread\":0,\"kind\":\"priority\",\"priority\":9}", "",
+				"injections[0]: priority needs \"mode\": \"pct\"");
+	expect_mode_json_reject("counter", "\"1\"",
+				"{\"step\":1,\"kind\":\"resched\"},"
+				"{\"position\":9,\"kind\":\"demote\",\"priority\":9}",
+				"", "injections[1]: demote needs \"mode\": \"pct\"");
+	expect_mode_json_reject("pct", "\"1\"", "{\"block\":3,\"kind\":\"preempt\"}", "",
+				"injections[0]: preempt needs \"mode\": \"counter\"");
+	expect_mode_json_reject("steps", "\"1\"", "{\"block\":3,\"kind\":\"preempt\"}", "",
+				"injections[0]: preempt needs \"mode\": \"counter\"");
+}
+
+/* --- lenient decoding: any bytes as a valid input -------------------------- */
+
+/* input_decode of data, copied to an exact-size buffer (ASan sees any over-read). */
+static int decode(const uint8_t *data, size_t len, struct exec_input *in)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+	int rc;
+
+	assert_non_null(copy);
+	if (len)
+		memcpy(copy, data, len);
+	rc = input_decode(copy, len, in);
+	free(copy);
+	return rc;
+}
+
+/* The decoding rules, written out a second time. */
+static void oracle_decode(const uint8_t *d, size_t len, struct exec_input *in)
+{
+	uint8_t hdr[16] = {0};
+	size_t nkinds, count = len > 16 ? (len - 16) / 8 : 0;
+	const uint8_t *kinds;
+
+	for (size_t i = 0; i < len && i < 16; i++)
+		hdr[i] = d[i];
+	in->mode = hdr[5] % 3;
+	in->seed = get_bytes_le(hdr + 8, 8);
+	in->schedule.count = (uint32_t)(count < 256 ? count : 256);
+	kinds = mode_kinds(in->mode, &nkinds);
+	for (uint32_t i = 0; i < in->schedule.count; i++) {
+		const uint8_t *r = d + 16 + 8 * i;
+		uint8_t kind = r[4];
+		bool allowed = false;
+		unsigned int arg = (unsigned int)get_bytes_le(r + 6, 2);
+
+		for (size_t k = 0; k < nkinds; k++) /* a kind the mode allows stays */
+			allowed = allowed || kinds[k] == kind;
+		if (!allowed) /* any other: the kind byte indexes the mode's kinds */
+			kind = kinds[kind % nkinds];
+
+		if (kind == INJECT_RESCHED || kind == INJECT_PREEMPT)
+			arg = 0;
+		else if (kind == INJECT_PREEMPT_INSNS)
+			arg = 1 + arg % 4096;
+		else if (kind == INJECT_PRIORITY || kind == INJECT_DEMOTE)
+			arg = 1 + arg % 99;
+		in->schedule.at[i] = (struct injection){
+			.step = (uint32_t)get_bytes_le(r, 4), .arg = (uint16_t)arg, .kind = kind};
+	}
+}
+
+static void test_decode_examples(void **state)
+{
+	static uint8_t buf[16 + 8 * 300];
+	static struct exec_input in, want;
+	size_t len;
+
+	(void)state;
+	/* nothing at all: steps mode, seed 0, no injections */
+	memset(&in, 0xa5, sizeof(in));
+	assert_int_equal(decode(buf, 0, &in), 1);
+	assert_int_equal(in.mode, INPUT_MODE_STEPS);
+	assert_true(in.seed == 0);
+	assert_int_equal(in.schedule.count, 0);
+	/* and no pointer at all, with length 0: the same */
+	memset(&in, 0xa5, sizeof(in));
+	assert_int_equal(input_decode(NULL, 0, &in), 1);
+	assert_int_equal(in.mode, INPUT_MODE_STEPS);
+	assert_true(in.seed == 0);
+	assert_int_equal(in.schedule.count, 0);
+
+	/* a bad magic, mode byte 2 (pct), one record with kind byte 0, a partial tail */
+	memcpy(buf,
+	       "XXXX\x01\x02\x77\x77\x11\x12\x13\x14\x15\x16\x17\x18"
+	       "\x04\x03\x02\x01\x00\x55\x34\x12"
+	       "\x01\x02\x03",
+	       27);
+	assert_int_equal(decode(buf, 27, &in), 1);
+	assert_int_equal(in.mode, INPUT_MODE_PCT);
+	assert_true(in.seed == 0x1817161514131211ULL);
+	assert_int_equal(in.schedule.count, 1);
+	assert_int_equal(in.schedule.at[0].step, 0x01020304);
+	assert_int_equal(in.schedule.at[0].kind, INJECT_RESCHED); /* pct's first kind */
+	assert_int_equal(in.schedule.at[0].arg, 0);		  /* resched: no argument */
+
+	/* inside the header: missing bytes are 0; the mode modulo 3 */
+	assert_int_equal(decode((const uint8_t *)"RWSI\x01\x02", 6, &in), 1);
+	assert_int_equal(in.mode, INPUT_MODE_PCT);
+	assert_true(in.seed == 0);
+	assert_int_equal(in.schedule.count, 0);
+	assert_int_equal(decode((const uint8_t *)"RWSI\x01\x04\x00\x00\xab\xcd", 10, &in), 1);
+	assert_int_equal(in.mode, INPUT_MODE_COUNTER);
+	assert_true(in.seed == 0xcdab);
+	assert_int_equal(decode((const uint8_t *)"RWSI", 4, &in), 1);
+	assert_int_equal(in.mode, INPUT_MODE_STEPS);
+	header(buf, 0x42);
+	for (unsigned int mode = 3; mode < 256; mode++) { /* not a mode: 3 -> 0, 4 -> 1, ... */
+		buf[5] = (uint8_t)mode;
+		assert_int_equal(decode(buf, 16, &in), 1);
+		assert_int_equal(in.mode, mode % 3);
+		assert_true(in.seed == 0x42);
+		assert_int_equal(in.schedule.count, 0);
+	}
+
+	/*
+	 * In an input made valid, a kind byte the mode allows stays what it is;
+	 * any other indexes the mode's kinds in kind order (steps: resched,
+	 * stall, timer-late, preempt-insns), modulo their number. Arguments are
+	 * made to fit the kind decoded. The header's reserved bytes make this
+	 * steps input invalid.
+	 */
+	header(buf, 7);
+	buf[6] = 1;
+	record(buf, 0, 10, INJECT_RESCHED, 0, 0);	   /* kept: resched 0 */
+	record(buf, 1, 11, INJECT_STALL, 0, 7);		   /* kept: stall 7 */
+	record(buf, 2, 12, INJECT_TIMER_LATE, 0, 65535);   /* kept: timer-late 65535 */
+	record(buf, 3, 13, INJECT_PREEMPT, 0, 9);	   /* 4 % 4 = 0: resched, arg 0 */
+	record(buf, 4, 14, INJECT_PREEMPT_INSNS, 9, 5000); /* kept: preempt-insns 905 */
+	record(buf, 5, 15, INJECT_DEMOTE, 0, 4096);	   /* 7 % 4 = 3: preempt-insns 1 */
+	record(buf, 6, 16, 255, 0, 4095);		   /* 255 % 4 = 3: preempt-insns 4096 */
+	record(buf, 7, 17, INJECT_PRIORITY, 0, 300);	   /* 6 % 4 = 2: timer-late 300 */
+	record(buf, 8, 18, 0, 0, 5);			   /* 0 % 4 = 0: resched, arg 0 */
+	len = record(buf, 9, 19, INJECT_KIND_END, 0, 6);   /* 8 % 4 = 0: resched, arg 0 */
+	assert_int_equal(decode(buf, len, &in), 1);
+	want = (struct exec_input){.seed = 7, .mode = INPUT_MODE_STEPS};
+	want.schedule.count = 10;
+	want.schedule.at[0] = (struct injection){.step = 10, .kind = INJECT_RESCHED, .arg = 0};
+	want.schedule.at[1] = (struct injection){.step = 11, .kind = INJECT_STALL, .arg = 7};
+	want.schedule.at[2] =
+		(struct injection){.step = 12, .kind = INJECT_TIMER_LATE, .arg = 65535};
+	want.schedule.at[3] = (struct injection){.step = 13, .kind = INJECT_RESCHED, .arg = 0};
+	want.schedule.at[4] =
+		(struct injection){.step = 14, .kind = INJECT_PREEMPT_INSNS, .arg = 905};
+	want.schedule.at[5] =
+		(struct injection){.step = 15, .kind = INJECT_PREEMPT_INSNS, .arg = 1};
+	want.schedule.at[6] =
+		(struct injection){.step = 16, .kind = INJECT_PREEMPT_INSNS, .arg = 4096};
+	want.schedule.at[7] = (struct injection){.step = 17, .kind = INJECT_TIMER_LATE, .arg = 300};
+	want.schedule.at[8] = (struct injection){.step = 18, .kind = INJECT_RESCHED, .arg = 0};
+	want.schedule.at[9] = (struct injection){.step = 19, .kind = INJECT_RESCHED, .arg = 0};
+	assert_same_input(&in, &want, "steps, reserved header bytes set");
+
+	/* counter mode allows resched, stall, timer-late, preempt, preempt-insns */
+	buf[5] = INPUT_MODE_COUNTER;
+	record(buf, 0, 10, INJECT_PREEMPT, 0, 0x1234);	  /* kept: preempt, arg 0 */
+	record(buf, 1, 11, INJECT_PREEMPT_INSNS, 0, 0);	  /* kept: preempt-insns 1 */
+	record(buf, 2, 12, 255, 0, 77);			  /* 255 % 5 = 0: resched, arg 0 */
+	record(buf, 3, 13, 9, 0, 77);			  /* 9 % 5 = 4: preempt-insns 78 */
+	record(buf, 4, 14, INJECT_TIMER_LATE, 0, 0x1234); /* kept: timer-late 0x1234 */
+	record(buf, 5, 15, INJECT_PRIORITY, 0, 500);	  /* 6 % 5 = 1: stall 500 */
+	record(buf, 6, 16, INJECT_DEMOTE, 0, 600);	  /* 7 % 5 = 2: timer-late 600 */
+	len = record(buf, 7, 17, 0, 0, 1);		  /* 0 % 5 = 0: resched, arg 0 */
+	assert_int_equal(decode(buf, len, &in), 1);
+	want = (struct exec_input){.seed = 7, .mode = INPUT_MODE_COUNTER};
+	want.schedule.count = 8;
+	want.schedule.at[0] = (struct injection){.step = 10, .kind = INJECT_PREEMPT, .arg = 0};
+	want.schedule.at[1] =
+		(struct injection){.step = 11, .kind = INJECT_PREEMPT_INSNS, .arg = 1};
+	want.schedule.at[2] = (struct injection){.step = 12, .kind = INJECT_RESCHED, .arg = 0};
+	want.schedule.at[3] =
+		(struct injection){.step = 13, .kind = INJECT_PREEMPT_INSNS, .arg = 78};
+	want.schedule.at[4] =
+		(struct injection){.step = 14, .kind = INJECT_TIMER_LATE, .arg = 0x1234};
+	want.schedule.at[5] = (struct injection){.step = 15, .kind = INJECT_STALL, .arg = 500};
+	want.schedule.at[6] = (struct injection){.step = 16, .kind = INJECT_TIMER_LATE, .arg = 600};
+	want.schedule.at[7] = (struct injection){.step = 17, .kind = INJECT_RESCHED, .arg = 0};
+	assert_same_input(&in, &want, "counter, reserved header bytes set");
+
+	/*
+	 * pct mode allows resched, stall, timer-late, preempt-insns, priority,
+	 * demote; priorities 1 + arg % 99
+	 */
+	buf[5] = INPUT_MODE_PCT;
+	record(buf, 0, 0, INJECT_PREEMPT, 0, 0);	   /* 4 % 6 = 4: priority 1 */
+	record(buf, 1, 1, INJECT_PREEMPT, 0, 98);	   /* 4 % 6 = 4: priority 99 */
+	record(buf, 2, 2, INJECT_DEMOTE, 0, 99);	   /* kept: demote 1 */
+	record(buf, 3, 3, INJECT_DEMOTE, 0, 65535);	   /* kept: demote 1 + 65535 % 99 = 97 */
+	record(buf, 4, 4, 10, 0, 50);			   /* 10 % 6 = 4: priority 51 */
+	record(buf, 5, 5, 255, 0, 0);			   /* 255 % 6 = 3: preempt-insns 1 */
+	record(buf, 6, 0xffffffff, 11, 0, 0);		   /* 11 % 6 = 5: demote 1 */
+	record(buf, 7, 7, INJECT_PREEMPT_INSNS, 0, 99);	   /* kept: preempt-insns 100 */
+	record(buf, 8, 8, INJECT_PRIORITY, 0, 0);	   /* kept: priority 1 */
+	record(buf, 9, 9, INJECT_RESCHED, 0, 7);	   /* kept: resched, arg 0 */
+	len = record(buf, 10, 10, INJECT_KIND_END, 0, 42); /* 8 % 6 = 2: timer-late 42 */
+	assert_int_equal(decode(buf, len, &in), 1);
+	want = (struct exec_input){.seed = 7, .mode = INPUT_MODE_PCT};
+	want.schedule.count = 11;
+	want.schedule.at[0] = (struct injection){.step = 0, .kind = INJECT_PRIORITY, .arg = 1};
+	want.schedule.at[1] = (struct injection){.step = 1, .kind = INJECT_PRIORITY, .arg = 99};
+	want.schedule.at[2] = (struct injection){.step = 2, .kind = INJECT_DEMOTE, .arg = 1};
+	want.schedule.at[3] = (struct injection){.step = 3, .kind = INJECT_DEMOTE, .arg = 97};
+	want.schedule.at[4] = (struct injection){.step = 4, .kind = INJECT_PRIORITY, .arg = 51};
+	want.schedule.at[5] = (struct injection){.step = 5, .kind = INJECT_PREEMPT_INSNS, .arg = 1};
+	want.schedule.at[6] =
+		(struct injection){.step = UINT32_MAX, .kind = INJECT_DEMOTE, .arg = 1};
+	want.schedule.at[7] =
+		(struct injection){.step = 7, .kind = INJECT_PREEMPT_INSNS, .arg = 100};
+	want.schedule.at[8] = (struct injection){.step = 8, .kind = INJECT_PRIORITY, .arg = 1};
+	want.schedule.at[9] = (struct injection){.step = 9, .kind = INJECT_RESCHED, .arg = 0};
+	want.schedule.at[10] = (struct injection){.step = 10, .kind = INJECT_TIMER_LATE, .arg = 42};
+	assert_same_input(&in, &want, "pct, reserved header bytes set");
+
+	/* too many records: the first 256 are kept (and made valid) */
+	header(buf, 3);
+	for (size_t i = 0; i < 300; i++)
+		len = record(buf, i, (uint32_t)i, INJECT_STALL, 0, (uint16_t)i);
+	assert_int_equal(input_parse(buf, len, &in, NULL, 0), -EINVAL);
+	assert_int_equal(decode(buf, len, &in), 1);
+	assert_int_equal(in.mode, INPUT_MODE_STEPS);
+	assert_int_equal(in.schedule.count, SCHEDULE_MAX);
+	for (uint32_t i = 0; i < SCHEDULE_MAX; i++) {
+		assert_int_equal(in.schedule.at[i].step, i);
+		assert_int_equal(in.schedule.at[i].kind, INJECT_STALL); /* kept */
+		assert_int_equal(in.schedule.at[i].arg, i);
+	}
+
+	/* a valid input is itself, returning 0: with a partial tail too */
+	assert_int_equal(input_parse(pct_input, sizeof(pct_input), &want, NULL, 0), 0);
+	memset(&in, 0x5a, sizeof(in));
+	assert_int_equal(decode(pct_input, sizeof(pct_input), &in), 0);
+	assert_same_input(&in, &want, "valid pct input");
+	memcpy(buf, pct_input, sizeof(pct_input));
+	memset(buf + sizeof(pct_input), 0xff, 7);
+	assert_int_equal(decode(buf, sizeof(pct_input) + 7, &in), 0);
+	assert_same_input(&in, &want, "valid pct input, partial tail");
+	assert_int_equal(input_parse(all_kinds, sizeof(all_kinds), &want, NULL, 0), 0);
+	assert_int_equal(decode(all_kinds, sizeof(all_kinds), &in), 0);
+	assert_same_input(&in, &want, "valid steps input");
+	header(buf, 5);
+	assert_int_equal(decode(buf, 16, &in), 0);
+	assert_int_equal(in.mode, INPUT_MODE_STEPS);
+	assert_true(in.seed == 5);
+	assert_int_equal(in.schedule.count, 0);
+}
+
+/* Any bytes decode to a valid input: the oracle's, which encodes and parses back to itself. */
+static void test_decode_random(void **state)
+{
+	static uint8_t buf[2100], out[INPUT_MAX_SIZE];
+	static struct exec_input in, want, parsed, again;
+	uint64_t rng = 0xdec0de0123456789ULL;
+	unsigned int valid = 0, made_valid = 0, per_mode[INPUT_MODES] = {0};
+
+	(void)state;
+	for (int iter = 0; iter < 50000; iter++) {
+		size_t len = random_input(&rng, buf, sizeof(buf)), n;
+		int rc;
+
+		if (iter % 5 == 0) { /* and pure noise of every length up to a few records */
+			len = rng_below(&rng, 64);
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (uint8_t)rng_next(&rng);
+		}
+		rc = decode(buf, len, &in);
+		if (input_parse(buf, len, &parsed, NULL, 0) == 0) {
+			valid++;
+			assert_int_equal(rc, 0);
+			assert_same_input(&in, &parsed, "valid input");
+		} else {
+			made_valid++;
+			assert_int_equal(rc, 1);
+			oracle_decode(buf, len, &want);
+			assert_same_input(&in, &want, "decoded input");
+		}
+		per_mode[in.mode]++;
+		/* valid: encodes, parses back to itself, decodes to itself */
+		n = input_encode(&in, out);
+		assert_int_equal(n, INPUT_HEADER_SIZE + INPUT_RECORD_SIZE * in.schedule.count);
+		assert_int_equal(input_parse(out, n, &again, NULL, 0), 0);
+		assert_same_input(&again, &in, "decoded, encoded, parsed");
+		assert_int_equal(decode(out, n, &again), 0);
+		assert_same_input(&again, &in, "decoded, encoded, decoded");
+		if (iter % 16 == 0)
+			check_json_round_trip(&in, out, n);
+	}
+	print_message("decoded: %u valid as they were, %u made valid (%u steps, %u counter, %u "
+		      "pct)\n",
+		      valid, made_valid, per_mode[INPUT_MODE_STEPS], per_mode[INPUT_MODE_COUNTER],
+		      per_mode[INPUT_MODE_PCT]);
+	assert_true(valid > 5000);
+	assert_true(made_valid > 20000);
+	for (uint8_t mode = 0; mode < INPUT_MODES; mode++)
+		assert_true(per_mode[mode] > 5000);
 }
 
 /* Counter mode: `preempt` at a block, only there, with its JSON form. */
@@ -895,6 +1504,8 @@ int main(void)
 		cmocka_unit_test(test_reason_buffer),	 cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_json_from_binary), cmocka_unit_test(test_json_to_binary),
 		cmocka_unit_test(test_json_rejections),	 cmocka_unit_test(test_random_inputs),
+		cmocka_unit_test(test_pct_mode_binary),	 cmocka_unit_test(test_pct_mode_json),
+		cmocka_unit_test(test_decode_examples),	 cmocka_unit_test(test_decode_random),
 	};
 
 	return cmocka_run_group_tests_name("input", tests, NULL, NULL);

@@ -1,12 +1,14 @@
 /*
  * The schedule mutator: whatever it is given (valid inputs, noise, a
- * size limit), every input it makes parses, stays within the limit, and
- * mutation actually changes inputs; its AFL++ entry points behave.
+ * size limit), every input it makes parses, stays within the limit, keeps
+ * the input's mode, and mutation actually changes inputs; pct mode's
+ * samples have PCT's shape; its AFL++ entry points behave.
  */
 #include "mutators/schedule.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,35 @@
 
 #include <cmocka.h>
 
+/* Every mutator a test makes: the teardown frees them, also when the test fails. */
+static void *mutators[4];
+
+static void *new_mutator(unsigned int seed)
+{
+	void *m = afl_custom_init(NULL, seed);
+
+	assert_non_null(m);
+	for (size_t i = 0; i < sizeof(mutators) / sizeof(mutators[0]); i++) {
+		if (!mutators[i]) {
+			mutators[i] = m;
+			return m;
+		}
+	}
+	afl_custom_deinit(m);
+	fail_msg("more than %zu mutators in one test", sizeof(mutators) / sizeof(mutators[0]));
+	return NULL;
+}
+
+static int free_mutators(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(mutators) / sizeof(mutators[0]); i++) {
+		afl_custom_deinit(mutators[i]);
+		mutators[i] = NULL;
+	}
+	return 0;
+}
+
 static size_t empty_input(uint8_t *buf)
 {
 	struct exec_input in = {.seed = 0, .mode = INPUT_MODE_STEPS};
@@ -22,15 +53,19 @@ static size_t empty_input(uint8_t *buf)
 	return input_encode(&in, buf);
 }
 
+static bool is_pct_kind(uint8_t kind)
+{
+	return kind == INJECT_PRIORITY || kind == INJECT_DEMOTE;
+}
+
 static void test_mutants_are_always_valid(void **state)
 {
-	void *m = afl_custom_init(NULL, 1);
+	void *m = new_mutator(1);
 	static uint8_t buf[INPUT_MAX_SIZE + 64], add[INPUT_MAX_SIZE];
 	size_t len = empty_input(buf), add_len = empty_input(add);
 	unsigned int changed = 0, max_count = 0;
 
 	(void)state;
-	assert_non_null(m);
 	for (int i = 0; i < 200000; i++) {
 		struct exec_input in;
 		uint8_t *out = NULL;
@@ -61,12 +96,11 @@ static void test_mutants_are_always_valid(void **state)
 		      max_count);
 	assert_true(changed > 190000);
 	assert_true(max_count >= 10);
-	afl_custom_deinit(m);
 }
 
 static void test_same_seed_same_mutants(void **state)
 {
-	void *a = afl_custom_init(NULL, 42), *b = afl_custom_init(NULL, 42);
+	void *a = new_mutator(42), *b = new_mutator(42);
 	uint8_t buf[INPUT_MAX_SIZE];
 	size_t len = empty_input(buf);
 
@@ -78,16 +112,19 @@ static void test_same_seed_same_mutants(void **state)
 
 		assert_int_equal(na, nb);
 		assert_memory_equal(oa, ob, na);
+		na = schedule_random(a, (uint8_t)(i % INPUT_MODES), &oa);
+		nb = schedule_random(b, (uint8_t)(i % INPUT_MODES), &ob);
+		assert_int_equal(na, nb);
+		assert_memory_equal(oa, ob, na);
 	}
 	assert_string_equal(afl_custom_describe(a, 64), "schedule");
-	afl_custom_deinit(a);
-	afl_custom_deinit(b);
+	assert_string_equal(afl_custom_describe(a, 7), "");
 }
 
-/* Counter mode: preemptions at blocks appear, and every mutant stays valid. */
+/* Counter mode: preemptions at blocks appear, never pct's kinds, and every mutant stays valid. */
 static void test_counter_mode_mutants(void **state)
 {
-	void *m = afl_custom_init(NULL, 9);
+	void *m = new_mutator(9);
 	struct exec_input in = {.seed = 0, .mode = INPUT_MODE_COUNTER};
 	static uint8_t buf[INPUT_MAX_SIZE];
 	size_t len = input_encode(&in, buf);
@@ -102,24 +139,29 @@ static void test_counter_mode_mutants(void **state)
 		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
 			fail_msg("mutant %d rejected: %s", i, why);
 		assert_int_equal(in.mode, INPUT_MODE_COUNTER);
-		for (uint32_t k = 0; k < in.schedule.count; k++)
+		for (uint32_t k = 0; k < in.schedule.count; k++) {
+			assert_false(is_pct_kind(in.schedule.at[k].kind));
 			preempts += in.schedule.at[k].kind == INJECT_PREEMPT;
+		}
 		if (i % 2 == 0 && n < 400) {
 			memcpy(buf, out, n);
 			len = n;
 		}
 	}
 	assert_true(preempts > 1000);
-	afl_custom_deinit(m);
 }
 
-/* Steps mode: some new injections are single-step offsets, each a few instructions. */
+/*
+ * Steps mode: some new injections are single-step offsets, of 1..4096
+ * instructions, log-uniform (small ones and large ones both occur); never
+ * pct's kinds.
+ */
 static void test_steps_mode_single_step_offsets(void **state)
 {
-	void *m = afl_custom_init(NULL, 11);
+	void *m = new_mutator(11);
 	static uint8_t buf[INPUT_MAX_SIZE];
 	size_t len = empty_input(buf);
-	unsigned int insns = 0, others = 0;
+	unsigned int insns = 0, others = 0, small = 0, large = 0;
 
 	(void)state;
 	for (int i = 0; i < 20000; i++) {
@@ -130,26 +172,33 @@ static void test_steps_mode_single_step_offsets(void **state)
 
 		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
 			fail_msg("mutant %d rejected: %s", i, why);
+		assert_int_equal(in.mode, INPUT_MODE_STEPS);
 		for (uint32_t k = 0; k < in.schedule.count; k++) {
 			const struct injection *inj = &in.schedule.at[k];
 
 			assert_int_not_equal(inj->kind, INJECT_PREEMPT);
+			assert_false(is_pct_kind(inj->kind));
 			if (inj->kind != INJECT_PREEMPT_INSNS) {
 				others++;
 				continue;
 			}
 			insns++;
-			assert_in_range(inj->arg, 1, 256);
+			assert_in_range(inj->arg, 1, INJECT_INSNS_MAX);
+			small += inj->arg <= 16;
+			large += inj->arg > 256;
 		}
 		if (i % 2 == 0 && n < 400) {
 			memcpy(buf, out, n);
 			len = n;
 		}
 	}
-	print_message("steps mode: %u single-step offsets, %u other injections\n", insns, others);
+	print_message("steps mode: %u single-step offsets (%u of at most 16 instructions, %u of "
+		      "more than 256), %u other injections\n",
+		      insns, small, large, others);
 	assert_true(insns > 1000);
 	assert_true(others > 4 * insns);
-	afl_custom_deinit(m);
+	assert_true(small > insns / 4);	 /* log-uniform: most are small... */
+	assert_true(large > insns / 20); /* ...and the large ones are not rare */
 }
 
 /*
@@ -159,7 +208,7 @@ static void test_steps_mode_single_step_offsets(void **state)
  */
 static void test_preemptions_move_together_and_land_near(void **state)
 {
-	void *m = afl_custom_init(NULL, 5);
+	void *m = new_mutator(5);
 	struct exec_input in = {.seed = 0, .mode = INPUT_MODE_COUNTER};
 	static uint8_t buf[INPUT_MAX_SIZE];
 	unsigned int together = 0, near = 0;
@@ -192,17 +241,254 @@ static void test_preemptions_move_together_and_land_near(void **state)
 	assert_true(together > 200);
 	assert_true(near > 2000);
 	assert_int_equal(afl_custom_fuzz_count(m, buf, len), SCHEDULE_MUTANTS_PER_ENTRY);
-	afl_custom_deinit(m);
+}
+
+/* A pct input with every kind pct mode allows, priorities at both ends of 1..99. */
+static size_t pct_input(uint8_t *buf)
+{
+	static const struct injection at[] = {
+		{.step = 0, .kind = INJECT_PRIORITY, .arg = 99},
+		{.step = 2, .kind = INJECT_PRIORITY, .arg = 1},
+		{.step = 0x40000000u, .kind = INJECT_DEMOTE, .arg = 98},
+		{.step = 0xc0000000u, .kind = INJECT_DEMOTE, .arg = 1},
+		{.step = 3, .kind = INJECT_STALL, .arg = 100},
+		{.step = 4, .kind = INJECT_PREEMPT_INSNS, .arg = 4096},
+	};
+	static struct exec_input in = {.seed = 77, .mode = INPUT_MODE_PCT};
+
+	in.schedule.count = sizeof(at) / sizeof(at[0]);
+	memcpy(in.schedule.at, at, sizeof(at));
+	return input_encode(&in, buf);
+}
+
+/*
+ * Pct mode: every mutant is valid and stays in pct mode, never holds a
+ * `preempt`, and the changes are mostly pct's own (priority and demote
+ * records); now and then one adds a steps-mode kind.
+ */
+static void test_pct_mode_mutants(void **state)
+{
+	void *m = new_mutator(23);
+	static uint8_t buf[INPUT_MAX_SIZE], parent[INPUT_MAX_SIZE];
+	static struct exec_input in, from;
+	size_t len = pct_input(buf), parent_len = pct_input(parent);
+	unsigned int invalid = 0, demotes = 0, priorities = 0, others = 0, more_steps_kinds = 0;
+	char why[160], first_why[200] = "";
+
+	(void)state;
+	assert_int_equal(input_parse(parent, parent_len, &from, NULL, 0), 0);
+	for (int i = 0; i < 40000; i++) {
+		uint8_t *out;
+		/* even: a walk from mutant to mutant; odd: always the same parent */
+		bool walk = i % 2 == 0;
+		size_t n = walk ? afl_custom_fuzz(m, buf, len, &out, parent, parent_len,
+						  INPUT_MAX_SIZE)
+				: afl_custom_fuzz(m, parent, parent_len, &out, NULL, 0,
+						  INPUT_MAX_SIZE);
+		uint32_t steps_kinds = 0;
+
+		assert_true(n >= INPUT_HEADER_SIZE && n <= INPUT_MAX_SIZE);
+		if (input_parse(out, n, &in, why, sizeof(why)) < 0) {
+			if (!invalid++)
+				snprintf(first_why, sizeof(first_why), "mutant %d: %s", i, why);
+			continue;
+		}
+		assert_int_equal(in.mode, INPUT_MODE_PCT);
+		for (uint32_t k = 0; k < in.schedule.count; k++) {
+			uint8_t kind = in.schedule.at[k].kind;
+
+			assert_int_not_equal(kind, INJECT_PREEMPT);
+			demotes += kind == INJECT_DEMOTE;
+			priorities += kind == INJECT_PRIORITY;
+			others += !is_pct_kind(kind);
+			steps_kinds += !is_pct_kind(kind);
+		}
+		if (!walk) {
+			more_steps_kinds += steps_kinds > 2; /* the parent has 2 */
+		} else if (n < 400) {
+			memcpy(buf, out, n);
+			len = n;
+		}
+	}
+	print_message("pct mode: %u demotes, %u priorities, %u other injections; %u of 20000 "
+		      "mutants of one parent added a steps-mode kind; %u invalid%s%s\n",
+		      demotes, priorities, others, more_steps_kinds, invalid,
+		      invalid ? ", the first: " : "", first_why);
+	assert_true(demotes > 20000);
+	assert_true(priorities > 5000);
+	assert_true(more_steps_kinds > 200);  /* 1 in 8 changes may add one... */
+	assert_true(more_steps_kinds < 5000); /* ...most do not */
+	if (invalid)
+		fail_msg("%u of 40000 pct mutants invalid; the first: %s", invalid, first_why);
+}
+
+/*
+ * schedule_random in pct mode: a PCT sample, a new seed and 0-3 demotions,
+ * the i-th (of d - 1) to priority d - i + 1: distinct priorities 2..4 in
+ * decreasing order, the last at 2. One demotion most often.
+ */
+static void test_random_pct_samples(void **state)
+{
+	struct schedule_mutator *m = new_mutator(31);
+	unsigned int depths[SCHEDULE_MAX + 1] = {0}, low = 0, high = 0;
+	uint64_t last_seed = 0;
+	const int draws = 20000;
+
+	(void)state;
+	for (int i = 0; i < draws; i++) {
+		struct exec_input in;
+		uint8_t *out = NULL;
+		size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
+		char why[160];
+
+		assert_ptr_equal(out, m->out);
+		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
+			fail_msg("sample %d rejected: %s", i, why);
+		assert_int_equal(n, INPUT_HEADER_SIZE + INPUT_RECORD_SIZE * in.schedule.count);
+		assert_int_equal(in.mode, INPUT_MODE_PCT);
+		assert_true(in.seed != last_seed); /* a new priority order each time */
+		last_seed = in.seed;
+		assert_in_range(in.schedule.count, 0, 3);
+		depths[in.schedule.count]++;
+		for (uint32_t k = 0; k < in.schedule.count; k++) {
+			const struct injection *inj = &in.schedule.at[k];
+
+			assert_int_equal(inj->kind, INJECT_DEMOTE);
+			assert_int_equal(inj->arg, in.schedule.count + 1 - k); /* d - i + 1 */
+			low += inj->step < 0x80000000u;
+			high += inj->step >= 0x80000000u;
+		}
+	}
+	print_message("pct samples: %u with 0 demotions, %u with 1, %u with 2, %u with 3; "
+		      "positions %u below 2^31, %u above\n",
+		      depths[0], depths[1], depths[2], depths[3], low, high);
+	for (int d = 0; d <= 3; d++)
+		assert_true(depths[d] > draws / 20);
+	assert_true(depths[1] > depths[2] && depths[1] > depths[0] && depths[1] > depths[3]);
+	assert_true(low > 1000 && high > 1000); /* positions anywhere in the run */
+}
+
+/*
+ * schedule_random in steps and counter mode: 1-4 random injections of the
+ * mode's kinds, never pct's; in counter mode, preemptions at blocks.
+ */
+static void test_random_other_modes(void **state)
+{
+	struct schedule_mutator *m = new_mutator(37);
+	unsigned int counts[2][SCHEDULE_MAX + 1] = {{0}}, preempts = 0, empty = 0;
+
+	(void)state;
+	for (int i = 0; i < 40000; i++) {
+		uint8_t mode = i % 2 ? INPUT_MODE_COUNTER : INPUT_MODE_STEPS;
+		struct exec_input in;
+		uint8_t *out = NULL;
+		size_t n = schedule_random(m, mode, &out);
+		char why[160];
+
+		assert_ptr_equal(out, m->out);
+		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
+			fail_msg("random input %d rejected: %s", i, why);
+		assert_int_equal(in.mode, mode);
+		assert_in_range(in.schedule.count, 0, 4);
+		counts[mode][in.schedule.count]++;
+		empty += in.schedule.count == 0;
+		for (uint32_t k = 0; k < in.schedule.count; k++) {
+			uint8_t kind = in.schedule.at[k].kind;
+
+			assert_false(is_pct_kind(kind));
+			if (mode == INPUT_MODE_STEPS)
+				assert_int_not_equal(kind, INJECT_PREEMPT);
+			preempts += kind == INJECT_PREEMPT;
+		}
+	}
+	print_message("random inputs: steps %u/%u/%u/%u/%u, counter %u/%u/%u/%u/%u with 0/1/2/3/4 "
+		      "injections; %u preemptions at blocks\n",
+		      counts[0][0], counts[0][1], counts[0][2], counts[0][3], counts[0][4],
+		      counts[1][0], counts[1][1], counts[1][2], counts[1][3], counts[1][4],
+		      preempts);
+	assert_true(preempts > 10000);
+	for (int mode = 0; mode < 2; mode++)
+		for (int c = 1; c <= 4; c++)
+			assert_true(counts[mode][c] > 0);
+	if (empty)
+		fail_msg("%u of 40000 random steps/counter inputs have no injection, not 1-4",
+			 empty);
+}
+
+/*
+ * The mode of a mutant: its header is a valid one with this mode byte
+ * (whether its records are valid, the tests above check).
+ */
+static uint8_t mutant_mode(const uint8_t *out, size_t n)
+{
+	assert_true(n >= INPUT_HEADER_SIZE);
+	assert_memory_equal(out, "RWSI\x01", 5);
+	assert_int_equal(out[6] | out[7], 0);
+	return out[5];
+}
+
+/*
+ * An invalid buffer is mutated from what input_decode makes of it: it
+ * keeps its decoded mode (mode byte modulo 3), not steps.
+ */
+static void test_invalid_input_keeps_decoded_mode(void **state)
+{
+	static const uint8_t mode_bytes[] = {0, 1, 2, 3, 4, 5, 200, 255};
+	void *m = new_mutator(41);
+	static uint8_t buf[INPUT_MAX_SIZE];
+	static struct exec_input in;
+	char why[160];
+
+	(void)state;
+	for (size_t b = 0; b < sizeof(mode_bytes); b++) {
+		for (int i = 0; i < 2000; i++) {
+			uint8_t *out;
+			size_t n;
+
+			/* a bad magic, the mode byte, noise after it */
+			memcpy(buf, "XXXX\x01", 5);
+			buf[5] = mode_bytes[b];
+			for (size_t j = 6; j < 64; j++)
+				buf[j] = (uint8_t)(j * 131 + (size_t)i * 7);
+			n = afl_custom_fuzz(m, buf, 64 - (size_t)(i % 9), &out, NULL, 0,
+					    INPUT_MAX_SIZE);
+			assert_int_equal(mutant_mode(out, n), mode_bytes[b] % INPUT_MODES);
+		}
+	}
+
+	/* a pct input made invalid by one byte (a reserved byte) stays in pct mode */
+	for (int i = 0; i < 2000; i++) {
+		size_t len = pct_input(buf), n;
+		uint8_t *out;
+
+		buf[6] = (uint8_t)(1 + i % 255);
+		n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		assert_int_equal(mutant_mode(out, n), INPUT_MODE_PCT);
+	}
+
+	/* nothing at all: steps mode */
+	for (int i = 0; i < 200; i++) {
+		uint8_t *out;
+		size_t n = afl_custom_fuzz(m, buf, 0, &out, NULL, 0, INPUT_MAX_SIZE);
+
+		assert_int_equal(input_parse(out, n, &in, why, sizeof(why)), 0);
+		assert_int_equal(in.mode, INPUT_MODE_STEPS);
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mutants_are_always_valid),
-		cmocka_unit_test(test_same_seed_same_mutants),
-		cmocka_unit_test(test_preemptions_move_together_and_land_near),
-		cmocka_unit_test(test_counter_mode_mutants),
-		cmocka_unit_test(test_steps_mode_single_step_offsets),
+		cmocka_unit_test_teardown(test_mutants_are_always_valid, free_mutators),
+		cmocka_unit_test_teardown(test_same_seed_same_mutants, free_mutators),
+		cmocka_unit_test_teardown(test_preemptions_move_together_and_land_near,
+					  free_mutators),
+		cmocka_unit_test_teardown(test_counter_mode_mutants, free_mutators),
+		cmocka_unit_test_teardown(test_steps_mode_single_step_offsets, free_mutators),
+		cmocka_unit_test_teardown(test_pct_mode_mutants, free_mutators),
+		cmocka_unit_test_teardown(test_random_pct_samples, free_mutators),
+		cmocka_unit_test_teardown(test_random_other_modes, free_mutators),
+		cmocka_unit_test_teardown(test_invalid_input_keeps_decoded_mode, free_mutators),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

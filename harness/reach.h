@@ -1,0 +1,20 @@
+/*
+ * Whether schedule points can reach a job's races: a job whose threads
+ * compute side by side without one exit between them gives injections at
+ * exits nothing to land on. Checked once, on the unperturbed run.
+ */
+#ifndef REWIND_REACH_H
+#define REWIND_REACH_H
+
+#include "harness/executor.h"
+
+/*
+ * Runs the job once unperturbed (steps mode, seed 0, no output) and, when
+ * it starts threads but makes no exit while two of them are alive, prints a
+ * warning with the numbers on stderr. Returns 0, or -EIO if the host failed.
+ * An instrumented job (guest/rewind-cc) is never warned about: every shared
+ * access is a schedule point in counter and pct modes.
+ */
+int reach_check(struct executor *ex);
+
+#endif
