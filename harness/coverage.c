@@ -97,13 +97,58 @@ static void add_feedback(uint8_t *map, size_t size, const struct vm_feedback *f)
 	}
 }
 
+/*
+ * What happened, without the order: each event once, keyed by its type,
+ * thread and detail (pct mode, where the runtime's reads-from pairs say
+ * which interleaving ran).
+ */
+static void add_events(uint8_t *map, size_t size, const struct trace *t, size_t from)
+{
+	struct thread_numbers threads = {.count = 0};
+
+	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
+		struct trace_record r;
+		const uint8_t *payload = t->buf + at + sizeof(r);
+
+		memcpy(&r, t->buf + at, sizeof(r));
+		at += sizeof(r) + r.len;
+		if (at > t->len)
+			break;
+		if (r.type == REWIND_EV_SWITCH || r.type == REWIND_EV_CONSOLE ||
+		    r.type == TRACE_OUTCOME || r.type == TRACE_PREEMPT)
+			continue;
+		hit(map, size,
+		    mix((uint64_t)r.type << 32 | thread_number(&threads, r.tid),
+			event_detail(&r, payload)));
+	}
+}
+
+static void add_outcome(uint8_t *map, size_t size, enum exec_class cls, int job_status)
+{
+	uint8_t *tail = map + size - COVERAGE_CLASS_BYTES;
+
+	tail[cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR] = 1;
+	if (cls == CLASS_SIGNAL)
+		tail[32 + (WTERMSIG(job_status) & 31)] = 1;
+	else if (cls == CLASS_EXIT)
+		tail[32 + (WEXITSTATUS(job_status) & 31)] = 1;
+}
+
+void coverage_add_interleavings(uint8_t *map, size_t size, const struct trace *t, size_t from,
+				const struct vm_feedback *feedback, enum exec_class cls,
+				int job_status)
+{
+	add_events(map, size, t, from);
+	add_feedback(map, size, feedback);
+	add_outcome(map, size, cls, job_status);
+}
+
 void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
 			const struct vm_feedback *feedback, enum exec_class cls, int job_status)
 {
 	struct thread_numbers threads = {.count = 0};
 	unsigned int preemptions = 0, running = 0; /* the thread switched to last */
 	uint64_t prev = 0x5eed;
-	uint8_t *tail = map + size - COVERAGE_CLASS_BYTES;
 
 	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
 		struct trace_record r;
@@ -131,9 +176,5 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 		prev = key;
 	}
 	add_feedback(map, size, feedback);
-	tail[cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR] = 1;
-	if (cls == CLASS_SIGNAL)
-		tail[32 + (WTERMSIG(job_status) & 31)] = 1;
-	else if (cls == CLASS_EXIT)
-		tail[32 + (WEXITSTATUS(job_status) & 31)] = 1;
+	add_outcome(map, size, cls, job_status);
 }

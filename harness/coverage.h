@@ -37,4 +37,18 @@
 void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
 			const struct vm_feedback *feedback, enum exec_class cls, int job_status);
 
+/*
+ * The coverage of a pct-mode execution: the interleaving as the runtime saw
+ * it (reads-from pairs, lock order), each event once without the order of
+ * events and context switches, and the outcome. PCT samples change points
+ * uniformly by itself; what guides it further is a load reading from a
+ * store it never read from before (RFF, ASPLOS 2024). Keying on the order
+ * of switches or on where change points landed would make almost every
+ * sample new, and afl-fuzz calibrates every new entry: three executions
+ * that search nothing.
+ */
+void coverage_add_interleavings(uint8_t *map, size_t size, const struct trace *t, size_t from,
+				const struct vm_feedback *feedback, enum exec_class cls,
+				int job_status);
+
 #endif

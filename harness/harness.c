@@ -55,8 +55,13 @@ int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harn
 		h->map[h->map_size - COVERAGE_CLASS_BYTES + CLASS_REJECTED] = 1;
 		return 0;
 	}
-	coverage_add_trace(h->map, h->map_size, &h->ex.vm.trace, h->ex.job_trace_from,
-			   &h->ex.vm.feedback, out->cls, out->res.job_status);
+	if (input.mode == INPUT_MODE_PCT)
+		coverage_add_interleavings(h->map, h->map_size, &h->ex.vm.trace,
+					   h->ex.job_trace_from, &h->ex.vm.feedback, out->cls,
+					   out->res.job_status);
+	else
+		coverage_add_trace(h->map, h->map_size, &h->ex.vm.trace, h->ex.job_trace_from,
+				   &h->ex.vm.feedback, out->cls, out->res.job_status);
 	if (!exec_class_is_failure(out->cls))
 		return 0;
 	if (!h->failures++)

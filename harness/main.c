@@ -66,10 +66,10 @@ static void usage(FILE *to)
 		"                      (default %llu)\n"
 		"  --wall-ms MS        wall budget of one execution; a run over it is a timeout,\n"
 		"                      not a crash (default %llu)\n"
-		"  --slice-blocks N    counter mode: preempt every N basic blocks when the\n"
+		"  --slice-blocks N    counter mode: preempt every N schedule events when the\n"
 		"                      schedule says nothing (default %llu, 0 = never)\n"
-		"  --block-ns NS       counter mode: virtual time of one basic block (default "
-		"%llu)\n"
+		"  --block-ns NS       counter and pct modes: virtual time of one schedule event\n"
+		"                      (default %llu)\n"
 		"  -- CMD [ARGS...]    the command to run in the guest\n"
 		"\n"
 		"Fuzzing:\n"
@@ -84,8 +84,14 @@ static void usage(FILE *to)
 		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
 		"  -v, --verbose       show the guest kernel's console\n"
 		"\n"
-		"Exit status: one-shot run: 0 pass, 1 failure, 2 rejected input; --replay: 0 the\n"
-		"same run, 1 it differs (said on stderr), 2 unreadable file; 64 setup failed.\n",
+		"Inputs: any bytes are an input (what is not in the documented format is\n"
+		"decoded field by field, docs/input-format.md); modes: steps for any static\n"
+		"binary, pct (priority schedules) and counter for a test built with\n"
+		"guest/rewind-cc or guest/rewind-c++ (docs/harness.md, \"Modes\").\n"
+		"\n"
+		"Exit status: one-shot run: 0 pass, 1 failure, 2 unreadable file; --replay: 0\n"
+		"the same run, 1 it differs (said on stderr), 2 unreadable file; 64 setup failed\n"
+		"(or the job cannot run the input's mode).\n",
 		JOB_DEFAULT_COMMAND, JOB_DEFAULT_MEM >> 20, JOB_DEFAULT_STEP_BUDGET,
 		JOB_DEFAULT_STUCK_MS, JOB_DEFAULT_WALL_MS, JOB_DEFAULT_SLICE_BLOCKS,
 		JOB_DEFAULT_BLOCK_NS, COVERAGE_DEFAULT_SIZE);
@@ -278,23 +284,30 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* Says on stderr when the bytes at path are not in the documented format (they are decoded). */
+static void say_if_decoded(const char *path, const uint8_t *data, size_t len, const char *doing)
+{
+	struct exec_input input;
+	char why[160];
+
+	if (input_parse(data, len, &input, why, sizeof(why)) < 0)
+		fprintf(stderr,
+			"rewind-harness: %s is not in the documented input format (%s); %s\n", path,
+			why, doing);
+}
+
 static int to_json(const char *path)
 {
 	struct exec_input input;
 	uint8_t *data;
 	size_t len;
-	char why[160], *text;
+	char *text;
 	cJSON *json;
 
 	if (file_read_all(path, &data, &len) < 0)
 		return 2;
-	if (input_parse(data, len, &input, why, sizeof(why)) < 0) {
-		input_decode(data, len, &input);
-		fprintf(stderr,
-			"rewind-harness: %s is not in the documented input format (%s); this is "
-			"the input the harness makes of it\n",
-			path, why);
-	}
+	say_if_decoded(path, data, len, "this is the input the harness makes of it");
+	input_decode(data, len, &input);
 	free(data);
 	json = input_to_json(&input);
 	text = cJSON_Print(json);
@@ -376,6 +389,7 @@ static int run_once(struct harness *h, const char *path, const char *trace_path)
 	if (file_read_all(path, &data, &len) < 0)
 		return 2;
 	h->map = map;
+	say_if_decoded(path, data, len, "running it decoded");
 	rc = harness_exec(h, data, len, &e);
 	free(data);
 	fflush(stdout);
