@@ -394,6 +394,10 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 	unsigned int rounds = 1 + below(m, 4);
 
 	input_decode(buf, len, in); /* afl-fuzz's own mutations may have made it invalid */
+	/* pct: half the mutants are fresh PCT samples, the search's own base
+	 * distribution; the others explore around the entry that gave new coverage */
+	if (in->mode == INPUT_MODE_PCT && below(m, 2) == 0)
+		return schedule_random(m, INPUT_MODE_PCT, out);
 	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)
 		add = NULL;
 	for (unsigned int i = 0; i < rounds; i++)

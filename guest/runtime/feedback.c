@@ -2,9 +2,10 @@
  * Feedback that sees interleavings, kept in the guest and read by the VMM
  * (it becomes afl-fuzz coverage): one bit per feature in a map the VMM reads
  * through REWIND_RT_FEEDBACK, without an exit per feature.
- *   - reads-from: for each shared load, the site of the store it read from
- *     (0 for a value no instrumented store wrote), the site of the load, and
- *     whether the two threads differ;
+ *   - reads-from: for each shared load that reads from another thread's
+ *     store (or from no instrumented store at all), the site of the store
+ *     (0 for none), the site of the load and whether the threads differ; a
+ *     thread reading its own store says nothing of the interleaving;
  *   - lock order: a lock taken at one site while one taken at another is held.
  * Sites are code addresses (a static binary: the same on every run). The
  * last store to each address is remembered in a small direct-mapped table;
@@ -81,7 +82,8 @@ void rt_feedback_load(uintptr_t pc, uintptr_t addr)
 		from = s->site;
 		other = s->thread != rt_thread_number();
 	}
-	feature(mix3((uint32_t)pc, from, other));
+	if (other || !from) /* a thread reading its own store says nothing of the interleaving */
+		feature(mix3((uint32_t)pc, from, other));
 }
 
 void rt_feedback_lock(uintptr_t pc, uintptr_t lock)
