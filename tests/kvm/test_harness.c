@@ -400,7 +400,7 @@ static size_t failing_insns(const char *dir, unsigned int *insns, size_t max)
 	size_t n = 0;
 
 	snprintf(cmd, sizeof(cmd),
-		 "cat %s/*.json | sed -n 's/.*\"insns\":[^0-9]*\\([0-9]*\\).*/\\1/p'", dir);
+		 "cat %s/signal-*.json | sed -n 's/.*\"insns\":[^0-9]*\\([0-9]*\\).*/\\1/p'", dir);
 	sh(cmd, r);
 	expect_status(r, 0, NULL);
 	for (char *line = strtok(r->out, "\n"); line && n < max; line = strtok(NULL, "\n"))
@@ -481,7 +481,7 @@ static void test_single_step_preemption_lands_exactly(void **state)
 	expect_status(a, 0, "outcome pass");
 	assert_true(pc_before != pc_a);
 
-	sh("a=$(ls " DIR "/insns-art/*.json | head -n 1) && " HARNESS " --replay \"$a\" --repeat 5",
+	sh("a=$(ls " DIR "/insns-art/signal-*.json | head -n 1) && " HARNESS " --replay \"$a\" --repeat 5",
 	   r);
 	expect_status(
 		r, 0,
