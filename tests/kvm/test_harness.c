@@ -481,7 +481,8 @@ static void test_single_step_preemption_lands_exactly(void **state)
 	expect_status(a, 0, "outcome pass");
 	assert_true(pc_before != pc_a);
 
-	sh("a=$(ls " DIR "/insns-art/signal-*.json | head -n 1) && " HARNESS " --replay \"$a\" --repeat 5",
+	sh("a=$(ls " DIR "/insns-art/signal-*.json | head -n 1) && " HARNESS
+	   " --replay \"$a\" --repeat 5",
 	   r);
 	expect_status(
 		r, 0,
