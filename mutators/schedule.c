@@ -396,12 +396,13 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 	input_decode(buf, len, in); /* afl-fuzz's own mutations may have made it invalid */
 	/* pct: half the mutants are fresh PCT samples, the search's own base
 	 * distribution; the others explore around the entry that gave new coverage */
-	if (in->mode == INPUT_MODE_PCT && below(m, 2) == 0)
-		return schedule_random(m, INPUT_MODE_PCT, out);
 	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)
 		add = NULL;
-	for (unsigned int i = 0; i < rounds; i++)
-		mutate_once(m, in, add);
+	if (in->mode == INPUT_MODE_PCT && below(m, 2) == 0)
+		pct_sample(m, in);
+	else
+		for (unsigned int i = 0; i < rounds; i++)
+			mutate_once(m, in, add);
 	while (in->schedule.count &&
 	       INPUT_HEADER_SIZE + in->schedule.count * (size_t)INPUT_RECORD_SIZE > max_size)
 		in->schedule.count--;
