@@ -3,9 +3,10 @@
  * (it becomes afl-fuzz coverage): one bit per feature in a map the VMM reads
  * through REWIND_RT_FEEDBACK, without an exit per feature.
  *   - reads-from: for each shared load that reads from another thread's
- *     store (or from no instrumented store at all), the site of the store
- *     (0 for none), the site of the load and whether the threads differ; a
- *     thread reading its own store says nothing of the interleaving;
+ *     store, the site of the store and the site of the load (a thread
+ *     reading its own store, or a value no instrumented store wrote, says
+ *     nothing of the interleaving: each new such pair would only cost
+ *     afl-fuzz three calibration runs);
  *   - lock order: a lock taken at one site while one taken at another is held.
  * Sites are code addresses (a static binary: the same on every run). The
  * last store to each address is remembered in a small direct-mapped table;
@@ -82,7 +83,8 @@ void rt_feedback_load(uintptr_t pc, uintptr_t addr)
 		from = s->site;
 		other = s->thread != rt_thread_number();
 	}
-	if (other || !from) /* a thread reading its own store says nothing of the interleaving */
+	if (other) /* reading its own store, or an unwritten value, says nothing of the interleaving
+		    */
 		feature(mix3((uint32_t)pc, from, other));
 }
 
