@@ -45,19 +45,15 @@ static cJSON *identity_json(const struct run_identity *id)
 static size_t collect_output(const struct trace *t, size_t from, char *out)
 {
 	size_t total = 0;
+	struct trace_record r;
+	const uint8_t *payload;
 
-	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
-		struct trace_record r;
-
-		memcpy(&r, t->buf + at, sizeof(r));
-		if (at + sizeof(r) + r.len > t->len)
-			break;
+	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
 		if (r.type == REWIND_EV_OUTPUT || r.type == REWIND_EV_PANIC) {
 			if (out)
-				memcpy(out + total, t->buf + at + sizeof(r), r.len);
+				memcpy(out + total, payload, r.len);
 			total += r.len;
 		}
-		at += sizeof(r) + r.len;
 	}
 	return total;
 }

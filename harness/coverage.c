@@ -105,15 +105,10 @@ static void add_feedback(uint8_t *map, size_t size, const struct vm_feedback *f)
 static void add_events(uint8_t *map, size_t size, const struct trace *t, size_t from)
 {
 	struct thread_numbers threads = {.count = 0};
+	struct trace_record r;
+	const uint8_t *payload;
 
-	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
-		struct trace_record r;
-		const uint8_t *payload = t->buf + at + sizeof(r);
-
-		memcpy(&r, t->buf + at, sizeof(r));
-		at += sizeof(r) + r.len;
-		if (at > t->len)
-			break;
+	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
 		if (r.type == REWIND_EV_SWITCH || r.type == REWIND_EV_CONSOLE ||
 		    r.type == TRACE_OUTCOME || r.type == TRACE_PREEMPT)
 			continue;
@@ -149,16 +144,12 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 	struct thread_numbers threads = {.count = 0};
 	unsigned int preemptions = 0, running = 0; /* the thread switched to last */
 	uint64_t prev = 0x5eed;
+	struct trace_record r;
+	const uint8_t *payload;
 
-	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
-		struct trace_record r;
-		const uint8_t *payload = t->buf + at + sizeof(r);
+	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
 		uint64_t key;
 
-		memcpy(&r, t->buf + at, sizeof(r));
-		at += sizeof(r) + r.len;
-		if (at > t->len)
-			break;
 		if (r.type == REWIND_EV_SWITCH) {
 			running = thread_number(&threads, (uint32_t)r.args[1]);
 			hit(map, size,

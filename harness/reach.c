@@ -36,15 +36,10 @@ static void note(struct reach *r, const struct trace_record *rec)
 
 static void scan(const struct trace *t, size_t from, struct reach *r)
 {
-	for (size_t at = from; at + sizeof(struct trace_record) <= t->len;) {
-		struct trace_record rec;
+	struct trace_record rec;
 
-		memcpy(&rec, t->buf + at, sizeof(rec));
-		at += sizeof(rec) + rec.len;
-		if (at > t->len)
-			break;
+	for (size_t at = from; trace_next(t, &at, &rec, NULL);)
 		note(r, &rec);
-	}
 }
 
 int reach_check(struct executor *ex)

@@ -77,3 +77,17 @@ int trace_write(const struct trace *t, const char *path)
 
 	return file_write_atomic(path, parts, 2);
 }
+
+bool trace_next(const struct trace *t, size_t *at, struct trace_record *rec,
+		const uint8_t **payload)
+{
+	if (*at > t->len || t->len - *at < sizeof(*rec))
+		return false;
+	memcpy(rec, t->buf + *at, sizeof(*rec));
+	if (rec->len > t->len - *at - sizeof(*rec))
+		return false;
+	if (payload)
+		*payload = t->buf + *at + sizeof(*rec);
+	*at += sizeof(*rec) + rec->len;
+	return true;
+}

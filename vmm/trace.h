@@ -9,6 +9,7 @@
 #ifndef REWIND_TRACE_H
 #define REWIND_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <xxhash.h>
@@ -61,6 +62,14 @@ void trace_append(struct trace *t, const struct trace_record *rec, const void *p
 
 /* Replaces the trace with count records in data (as trace_append left them). */
 void trace_restore(struct trace *t, const void *data, size_t len, uint64_t count);
+
+/*
+ * The record at byte offset *at of t's records (and, if payload is not NULL,
+ * where its payload starts), moving *at past it. False at the end, or where
+ * a record would run past the trace.
+ */
+bool trace_next(const struct trace *t, size_t *at, struct trace_record *rec,
+		const uint8_t **payload);
 
 /* XXH3-64 of all records so far. */
 uint64_t trace_hash(const struct trace *t);
