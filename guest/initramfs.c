@@ -1,13 +1,14 @@
 #include "guest/initramfs.h"
 
 #include "guest/cpio.h"
+#include "vmm/file.h"
 #include "vmm/log.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #define INITRAMFS_DIR_PERM 0755u
-#define INITRAMFS_MAX_FILE (1ull << 30)
+#define INITRAMFS_MAX_FILE ((size_t)512 << 20) /* one added file, at most */
 
 static void *check_alloc(void *p)
 {
@@ -95,8 +96,14 @@ static int add_file_spec(struct initramfs *fs, const char *spec)
 	if (!colon || colon == spec)
 		return -EINVAL;
 	host = check_alloc(strndup(spec, (size_t)(colon - spec)));
-	if (stat(host, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rw_err("'%s' is not a readable regular file", host);
+	if (stat(host, &st) < 0) {
+		rw_err_errno(errno, "cannot add the file %s", host);
+		free(host);
+		return -ENOENT;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rw_err("cannot add %s: it is %s, not a regular file", host,
+		       file_kind_name(st.st_mode));
 		free(host);
 		return -ENOENT;
 	}
@@ -171,33 +178,9 @@ static void add_parents(struct initramfs *fs)
 	}
 }
 
-static int read_host_file(const char *path, char **data, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	long size;
-
-	if (!f || fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0 ||
-	    (uint64_t)size > INITRAMFS_MAX_FILE || fseek(f, 0, SEEK_SET) < 0) {
-		rw_err_errno(errno, "cannot read %s", path);
-		if (f)
-			fclose(f);
-		return -EIO;
-	}
-	*len = (size_t)size;
-	*data = check_alloc(malloc(*len ? *len : 1));
-	if (fread(*data, 1, *len, f) != *len) {
-		rw_err("short read of %s", path);
-		free(*data);
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	return 0;
-}
-
 static int write_entry(struct cpio_writer *w, const struct initramfs_entry *e)
 {
-	char *data;
+	uint8_t *data;
 	size_t len;
 	int rc;
 
@@ -209,7 +192,8 @@ static int write_entry(struct cpio_writer *w, const struct initramfs_entry *e)
 	case INITRAMFS_DATA:
 		return cpio_add_file(w, e->path, e->perm, e->data, e->len);
 	default:
-		rc = read_host_file(e->source, &data, &len);
+		/* the host file may have changed since its spec was added */
+		rc = file_read_max(e->source, INITRAMFS_MAX_FILE, "added file", &data, &len);
 		if (rc)
 			return rc;
 		rc = cpio_add_file(w, e->path, e->perm, data, len);

@@ -1,5 +1,6 @@
 #include "harness/artifact.h"
 
+#include "harness/guest_files.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
 
@@ -76,6 +77,40 @@ char *artifact_output_tail(const struct trace *t, size_t from, unsigned int line
 	return all;
 }
 
+size_t artifact_files_of(const struct executor *ex, struct artifact_file *out, size_t max)
+{
+	struct guest_file f;
+	size_t n = 0;
+
+	for (size_t at = 0;
+	     n < max && guest_files_next(ex->in.job_archive, ex->in.job_archive_len, &at, &f);) {
+		if (!strcmp(f.path, "/rewind/job"))
+			continue;
+		out[n] = (struct artifact_file){.mode = f.mode & 07777,
+						.xxh3 = XXH3_64bits(f.data, f.size)};
+		snprintf(out[n].guest, sizeof(out[n].guest), "%s", f.path);
+		n++;
+	}
+	return n;
+}
+
+static cJSON *files_json(const struct executor *ex)
+{
+	struct artifact_file files[RUN_MAX_ADDS];
+	size_t n = artifact_files_of(ex, files, RUN_MAX_ADDS);
+	cJSON *list = cJSON_CreateArray();
+
+	for (size_t i = 0; list && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "guest", files[i].guest);
+		cJSON_AddNumberToObject(o, "mode", files[i].mode);
+		add_hex(o, "xxh3", files[i].xxh3);
+		cJSON_AddItemToArray(list, o);
+	}
+	return list;
+}
+
 static cJSON *outcome_json(const struct exec_result *res)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -116,6 +151,7 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	cJSON_AddItemToObject(o, "input", input_to_json(input));
 	cJSON_AddStringToObject(o, "input_hex", hex ? hex : "");
 	cJSON_AddItemToObject(o, "job", job_to_json(job));
+	cJSON_AddItemToObject(o, "added_files", files_json(ex));
 	cJSON_AddItemToObject(o, "identity", identity_json(&id));
 	cJSON_AddItemToObject(o, "outcome", outcome_json(res));
 	add_hex(o, "trace_xxh3", res->trace_hash);
@@ -125,13 +161,37 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	return o;
 }
 
+int artifact_write_to(const char *path, const struct harness_job *job, const struct executor *ex,
+		      const uint8_t *raw, size_t raw_len, const struct exec_input *input,
+		      const struct exec_result *res)
+{
+	cJSON *json = artifact_json(job, ex, raw, raw_len, input, res);
+	int rc = json_write_atomic(path, json);
+
+	cJSON_Delete(json);
+	return rc;
+}
+
+int json_write_atomic(const char *path, const cJSON *json)
+{
+	char *text = json ? cJSON_Print(json) : NULL;
+	struct file_part part;
+	int rc;
+
+	if (!text) {
+		rw_err("out of memory for %s", path);
+		return -ENOMEM;
+	}
+	part = (struct file_part){text, strlen(text)};
+	rc = file_write_atomic(path, &part, 1);
+	free(text);
+	return rc;
+}
+
 int artifact_write(const char *dir, const struct harness_job *job, const struct executor *ex,
 		   const uint8_t *raw, size_t raw_len, const struct exec_input *input,
 		   const struct exec_result *res, char *path, size_t path_len)
 {
-	struct file_part part;
-	cJSON *json;
-	char *text;
 	int rc;
 
 	snprintf(path, path_len, "%s/%s-%016" PRIx64 ".json", dir, exec_class_name(res->cls),
@@ -142,16 +202,7 @@ int artifact_write(const char *dir, const struct harness_job *job, const struct 
 		rw_err_errno(errno, "cannot create the artifact directory %s", dir);
 		return -errno;
 	}
-	json = artifact_json(job, ex, raw, raw_len, input, res);
-	text = json ? cJSON_Print(json) : NULL;
-	cJSON_Delete(json);
-	if (!text) {
-		rw_err("out of memory for the artifact %s", path);
-		return -ENOMEM;
-	}
-	part = (struct file_part){text, strlen(text)};
-	rc = file_write_atomic(path, &part, 1);
-	free(text);
+	rc = artifact_write_to(path, job, ex, raw, raw_len, input, res);
 	return rc < 0 ? rc : 1;
 }
 
@@ -173,6 +224,23 @@ static int hex_field(const cJSON *o, const char *key, const char *what, uint64_t
 	return 0;
 }
 
+int artifact_u64_field(const cJSON *o, const char *key, const char *what, uint64_t min,
+		       uint64_t max, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+
+	/* the range check comes first: casting an out-of-range double is undefined */
+	if (!cJSON_IsNumber(v) || !(d >= (double)min && d <= (double)max) ||
+	    d != (double)(uint64_t)d) {
+		rw_err("%s: \"%s\" must be an integer in %llu..%llu", what, key,
+		       (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = (uint64_t)d;
+	return 0;
+}
+
 static int parse_identity(const cJSON *o, const char *what, struct run_identity *id)
 {
 	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(o, "cpu_model");
@@ -186,13 +254,14 @@ static int parse_identity(const cJSON *o, const char *what, struct run_identity 
 		rc = hex_field(o, "job_xxh3", what, &id->job_xxh3);
 	if (rc)
 		return rc;
-	if (!cJSON_IsString(cpu) || !cJSON_IsNumber(abi) || !cJSON_IsNumber(quantum)) {
+	if (!cJSON_IsString(cpu) || !abi || !quantum) {
 		rw_err("%s: identity needs cpu_model, abi_version and quantum_ns", what);
 		return -EINVAL;
 	}
 	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", cpu->valuestring);
-	id->abi_version = (uint64_t)abi->valuedouble;
-	id->quantum_ns = (uint64_t)quantum->valuedouble;
+	if (artifact_u64_field(o, "abi_version", what, 1, 1u << 20, &id->abi_version) < 0 ||
+	    artifact_u64_field(o, "quantum_ns", what, 1, 1ull << 40, &id->quantum_ns) < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -202,7 +271,7 @@ static int parse_outcome(const cJSON *o, const char *what, struct artifact_expec
 	const cJSON *step = cJSON_GetObjectItemCaseSensitive(o, "step");
 	const cJSON *detail = cJSON_GetObjectItemCaseSensitive(o, "detail");
 
-	if (!cJSON_IsString(cls) || !cJSON_IsNumber(step)) {
+	if (!cJSON_IsString(cls) || !step) {
 		rw_err("%s: outcome needs \"class\" and \"step\"", what);
 		return -EINVAL;
 	}
@@ -211,9 +280,50 @@ static int parse_outcome(const cJSON *o, const char *what, struct artifact_expec
 		rw_err("%s: unknown outcome class \"%s\"", what, cls->valuestring);
 		return -EINVAL;
 	}
-	e->job_steps = (uint64_t)step->valuedouble;
+	if (artifact_u64_field(o, "step", what, 0, 1ull << 40, &e->job_steps) < 0)
+		return -EINVAL;
 	snprintf(e->detail, sizeof(e->detail), "%s",
 		 cJSON_IsString(detail) ? detail->valuestring : "");
+	return 0;
+}
+
+static int parse_file(const cJSON *o, const char *what, struct artifact_file *f)
+{
+	const cJSON *guest = cJSON_GetObjectItemCaseSensitive(o, "guest");
+	uint64_t mode;
+
+	if (!cJSON_IsString(guest) || guest->valuestring[0] != '/' ||
+	    strlen(guest->valuestring) >= sizeof(f->guest)) {
+		rw_err("%s: added_files: \"guest\" must be an absolute guest path", what);
+		return -EINVAL;
+	}
+	snprintf(f->guest, sizeof(f->guest), "%s", guest->valuestring);
+	if (artifact_u64_field(o, "mode", what, 0, 07777, &mode) < 0 ||
+	    hex_field(o, "xxh3", what, &f->xxh3) < 0)
+		return -EINVAL;
+	f->mode = (uint32_t)mode;
+	return 0;
+}
+
+/* "added_files" (absent in version 1 artifacts). */
+static int parse_files(const cJSON *list, const char *what, struct artifact_expect *e)
+{
+	const cJSON *item;
+
+	e->file_count = 0;
+	if (!list)
+		return 0;
+	if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > RUN_MAX_ADDS) {
+		rw_err("%s: \"added_files\" must be an array of at most %d files", what,
+		       RUN_MAX_ADDS);
+		return -EINVAL;
+	}
+	cJSON_ArrayForEach(item, list)
+	{
+		if (parse_file(item, what, &e->files[e->file_count]) < 0)
+			return -EINVAL;
+		e->file_count++;
+	}
 	return 0;
 }
 
@@ -230,17 +340,20 @@ static int parse_artifact(const cJSON *root, const char *what, struct harness_jo
 			  struct exec_input *input, struct artifact_expect *e)
 {
 	const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
-	const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "version");
 	const cJSON *in = object_field(root, "input", what), *jb = object_field(root, "job", what);
 	const cJSON *id = object_field(root, "identity", what);
 	const cJSON *out = object_field(root, "outcome", what);
 	char why[256];
 
-	if (!cJSON_IsString(format) || strcmp(format->valuestring, ARTIFACT_FORMAT) != 0 ||
-	    !cJSON_IsNumber(version) || version->valueint != ARTIFACT_VERSION) {
-		rw_err("%s: not a %s version %d artifact", what, ARTIFACT_FORMAT, ARTIFACT_VERSION);
+	uint64_t v;
+
+	if (!cJSON_IsString(format) || strcmp(format->valuestring, ARTIFACT_FORMAT) != 0) {
+		rw_err("%s: not a %s artifact (no \"format\": \"%s\")", what, ARTIFACT_FORMAT,
+		       ARTIFACT_FORMAT);
 		return -EINVAL;
 	}
+	if (artifact_u64_field(root, "version", what, 1, ARTIFACT_VERSION, &v) < 0)
+		return -EINVAL;
 	if (!in || !jb || !id || !out)
 		return -EINVAL;
 	if (input_from_json(in, input, why, sizeof(why)) < 0) {
@@ -250,7 +363,7 @@ static int parse_artifact(const cJSON *root, const char *what, struct harness_jo
 	if (job_apply_json(job, jb, what) < 0 || parse_identity(id, what, &e->identity) < 0 ||
 	    parse_outcome(out, what, e) < 0 || hex_field(root, "trace_xxh3", what, &e->trace_xxh3))
 		return -EINVAL;
-	return 0;
+	return parse_files(cJSON_GetObjectItemCaseSensitive(root, "added_files"), what, e);
 }
 
 int artifact_parse(const char *text, size_t len, const char *what, struct harness_job *job,

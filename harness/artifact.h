@@ -13,7 +13,7 @@
 #include "harness/job.h"
 
 #define ARTIFACT_FORMAT		   "rewind-crash"
-#define ARTIFACT_VERSION	   1
+#define ARTIFACT_VERSION	   2 /* 2: "added_files"; version 1 is read too */
 #define ARTIFACT_OUTPUT_TAIL_LINES 20
 
 /* What a run is a function of, besides the input. */
@@ -23,6 +23,13 @@ struct run_identity {
 	uint64_t abi_version, quantum_ns;
 };
 
+/* A file the job added to the guest, by content. */
+struct artifact_file {
+	char guest[256];
+	uint32_t mode;
+	uint64_t xxh3;
+};
+
 /* What the artifact says happened. */
 struct artifact_expect {
 	enum exec_class cls;
@@ -30,6 +37,8 @@ struct artifact_expect {
 	uint64_t trace_xxh3;
 	char detail[256];
 	struct run_identity identity;
+	struct artifact_file files[RUN_MAX_ADDS]; /* the job's added files (version 2 on) */
+	size_t file_count;
 };
 
 void run_identity_of(const struct executor *ex, struct run_identity *id);
@@ -43,12 +52,27 @@ int artifact_write(const char *dir, const struct harness_job *job, const struct 
 		   const uint8_t *raw, size_t raw_len, const struct exec_input *input,
 		   const struct exec_result *res, char *path, size_t path_len);
 
+/* Writes the artifact of this run to path (atomically, replacing it). 0 or -errno. */
+int artifact_write_to(const char *path, const struct harness_job *job, const struct executor *ex,
+		      const uint8_t *raw, size_t raw_len, const struct exec_input *input,
+		      const struct exec_result *res);
+
+/* Writes json as text to path (atomically). 0 or -errno (reported). */
+int json_write_atomic(const char *path, const cJSON *json);
+
 /*
  * Reads an artifact: applies its job to job, fills input and expect.
  * 0 or -EINVAL with the reason reported.
  */
 int artifact_parse(const char *text, size_t len, const char *what, struct harness_job *job,
 		   struct exec_input *input, struct artifact_expect *expect);
+
+/* The files of the job's archive (what --add put into the guest), by content hash. */
+size_t artifact_files_of(const struct executor *ex, struct artifact_file *out, size_t max);
+
+/* An integer field of o in min..max; absent, fractional, negative or out of range: -EINVAL. */
+int artifact_u64_field(const cJSON *o, const char *key, const char *what, uint64_t min,
+		       uint64_t max, uint64_t *out);
 
 /* The last lines of guest output since the job started (malloc'd, NUL-terminated). */
 char *artifact_output_tail(const struct trace *t, size_t from, unsigned int lines);

@@ -147,7 +147,14 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 		if (rc)
 			return rc;
 	}
+	if (ex->cfg.event_log) {
+		ex->cfg.event_log->count = 0;
+		ex->cfg.event_log->dropped = 0;
+		ex->cfg.event_log->threads = 0;
+	}
+	vm->event_log = ex->cfg.event_log; /* the execution's own events, never the profile's */
 	rc = run_once(ex, input);
+	vm->event_log = NULL;
 	if (rc)
 		return rc;
 	*res = (struct exec_result){.cls = exec_class_of(vm),

@@ -21,6 +21,9 @@ struct executor_config {
 	uint64_t slice_blocks;	/* counter mode: default time slice in blocks */
 	uint64_t block_ns;	/* counter mode: virtual time of a block */
 	FILE *output;		/* guest output as it happens (NULL: kept in the trace only) */
+	/* counter and pct modes: each execution's schedule events, from the
+	 * start (count and dropped reset per execution); NULL: none */
+	struct vm_event_log *event_log;
 };
 
 struct executor {

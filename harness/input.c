@@ -390,6 +390,33 @@ static bool get_uint(const cJSON *item, uint32_t max, uint32_t *out)
 	return true;
 }
 
+/* A JSON value as a reason names it: the number itself, or "a string", "null". */
+static const char *json_value_text(const cJSON *item, char *buf, size_t len)
+{
+	if (cJSON_IsNumber(item)) {
+		snprintf(buf, len, "%.15g", item->valuedouble);
+		return buf;
+	}
+	if (cJSON_IsString(item))
+		return "a string";
+	if (cJSON_IsBool(item))
+		return cJSON_IsTrue(item) ? "true" : "false";
+	if (cJSON_IsNull(item))
+		return "null";
+	return cJSON_IsArray(item) ? "an array" : "an object";
+}
+
+/* Refuses item, which is not an integer in min..max: "where"key" must be ..., not -5". */
+static int reject_not_uint(char *why, size_t why_len, const char *where, const char *key,
+			   uint32_t min, uint32_t max, const cJSON *item)
+{
+	char text[32];
+
+	return reject(why, why_len,
+		      "%s\"%s\" must be an integer in %" PRIu32 "..%" PRIu32 ", not %s", where, key,
+		      min, max, json_value_text(item, text, sizeof(text)));
+}
+
 /*
  * Checks that every member of the object is one of the names[n] and none is
  * repeated; where names the object in the reason.
@@ -441,8 +468,7 @@ static int arg_from_json(const cJSON *o, struct injection *inj, const cJSON *us,
 	if (!arg)
 		return reject(why, why_len, "%smissing \"%s\"", where, key);
 	if (!get_uint(arg, max, &v) || v < min)
-		return reject(why, why_len, "%s\"%s\" must be an integer in %u..%u", where, key,
-			      min, max);
+		return reject_not_uint(why, why_len, where, key, min, max, arg);
 	inj->arg = (uint16_t)v;
 	return 0;
 }
@@ -463,8 +489,7 @@ static int where_from_json(const cJSON *o, struct injection *inj, const char *wh
 	if (!at)
 		return reject(why, why_len, "%smissing \"%s\"", where, key);
 	if (!get_uint(at, UINT32_MAX, &v))
-		return reject(why, why_len, "%s\"%s\" must be an integer in 0..%" PRIu32, where,
-			      key, UINT32_MAX);
+		return reject_not_uint(why, why_len, where, key, 0, UINT32_MAX, at);
 	inj->step = v;
 	return 0;
 }
@@ -523,8 +548,12 @@ static int header_from_json(const cJSON *json, struct exec_input *out, char *why
 	seed = cJSON_GetObjectItemCaseSensitive(json, "seed");
 	if (!cJSON_IsString(format) || strcmp(format->valuestring, JSON_FORMAT) != 0)
 		return reject(why, why_len, "\"format\" must be \"" JSON_FORMAT "\"");
-	if (!get_uint(version, UINT32_MAX, &v) || v != INPUT_VERSION)
-		return reject(why, why_len, "\"version\" must be %d", INPUT_VERSION);
+	if (!get_uint(version, UINT32_MAX, &v) || v != INPUT_VERSION) {
+		char text[32];
+
+		return reject(why, why_len, "\"version\" must be %d, not %s", INPUT_VERSION,
+			      json_value_text(version, text, sizeof(text)));
+	}
 	out->mode = INPUT_MODES;
 	for (uint8_t m = 0; m < INPUT_MODES && cJSON_IsString(mode); m++)
 		if (strcmp(mode->valuestring, mode_names[m]) == 0)

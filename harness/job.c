@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,17 +38,54 @@ int job_set_initramfs(struct harness_job *job, const char *path)
 	return rc;
 }
 
+/* The guest path of an add spec "HOST[:GUEST[:MODE]]" (GUEST defaults to /bin/BASENAME). */
+void job_add_guest_path(const char *spec, char *out, size_t out_len)
+{
+	const char *colon = strchr(spec, ':');
+	size_t len;
+
+	if (!colon) {
+		const char *slash = strrchr(spec, '/');
+
+		snprintf(out, out_len, "/bin/%s", slash ? slash + 1 : spec);
+		return;
+	}
+	len = strcspn(colon + 1, ":");
+	snprintf(out, out_len, "%.*s", (int)len, colon + 1);
+}
+
+/* The add that puts a file at the guest path of spec, or add_count. */
+static size_t add_to_same_path(const struct harness_job *job, const char *spec)
+{
+	char want[4096], have[4096];
+	size_t i = 0;
+
+	job_add_guest_path(spec, want, sizeof(want));
+	for (; i < job->run.add_count; i++) {
+		job_add_guest_path(job->adds[i], have, sizeof(have));
+		if (!strcmp(want, have))
+			break;
+	}
+	return i;
+}
+
 int job_add_file(struct harness_job *job, const char *spec)
 {
-	if (job->run.add_count >= RUN_MAX_ADDS) {
+	size_t i = add_to_same_path(job, spec);
+	char *copy;
+
+	if (i == RUN_MAX_ADDS) {
 		rw_err("more than %d files to add", RUN_MAX_ADDS);
 		return -E2BIG;
 	}
-	job->adds[job->run.add_count] = strdup(spec);
-	if (!job->adds[job->run.add_count])
+	copy = strdup(spec);
+	if (!copy)
 		return -ENOMEM;
-	job->run.adds[job->run.add_count] = job->adds[job->run.add_count];
-	job->run.add_count++;
+	if (i == job->run.add_count) /* a new guest path; else a later add replaces */
+		job->run.add_count++;
+	free(job->adds[i]);
+	job->adds[i] = copy;
+	job->run.adds[i] = copy;
 	return 0;
 }
 
@@ -219,8 +257,10 @@ static int apply_lists(struct harness_job *job, const cJSON *obj, const char *wh
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		for (size_t i = 0; i < job->run.add_count; i++)
+		for (size_t i = 0; i < job->run.add_count; i++) {
 			free(job->adds[i]);
+			job->adds[i] = NULL;
+		}
 		job->run.add_count = 0;
 		for (size_t i = 0; i < n; i++)
 			if ((rc = job_add_file(job, words[i])) < 0)
@@ -265,7 +305,7 @@ int job_load_file(struct harness_job *job, const char *path)
 	cJSON *obj;
 	int rc;
 
-	if (file_read_all(path, &data, &len) < 0)
+	if (file_read_max(path, 1u << 20, "job file", &data, &len) < 0)
 		return -ENOENT;
 	obj = cJSON_ParseWithLength((const char *)data, len);
 	if (!obj) {
@@ -311,4 +351,50 @@ void job_free(struct harness_job *job)
 	for (size_t i = 0; i < job->run.add_count; i++)
 		free(job->adds[i]);
 	memset(job, 0, sizeof(*job));
+}
+
+int job_parse_u64(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(text, &end, 0);
+	if (errno || end == text || *end || text[0] == '-' || *out < min || *out > max) {
+		rw_err("%s must be an integer in %llu..%llu, not '%s'", what,
+		       (unsigned long long)min, (unsigned long long)max, text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int job_apply_option(struct harness_job *job, const char *option, const char *arg)
+{
+	uint64_t mib;
+
+	if (!strcmp(option, "job"))
+		return job_load_file(job, arg);
+	if (!strcmp(option, "kernel"))
+		return job_set_kernel(job, arg);
+	if (!strcmp(option, "initramfs"))
+		return job_set_initramfs(job, arg);
+	if (!strcmp(option, "add"))
+		return job_add_file(job, arg);
+	if (!strcmp(option, "mem")) {
+		if (job_parse_u64(arg, "--mem", 64, 3072, &mib) < 0)
+			return -EINVAL;
+		job->run.mem_bytes = mib << 20;
+		return 0;
+	}
+	if (!strcmp(option, "step-budget"))
+		return job_parse_u64(arg, "--step-budget", 1, 1ull << 40, &job->run.step_budget);
+	if (!strcmp(option, "stuck-ms"))
+		return job_parse_u64(arg, "--stuck-ms", 10, 3600000, &job->run.stuck_ms);
+	if (!strcmp(option, "wall-ms"))
+		return job_parse_u64(arg, "--wall-ms", 10, 86400000, &job->wall_ms);
+	if (!strcmp(option, "slice-blocks"))
+		return job_parse_u64(arg, "--slice-blocks", 0, 1u << 30, &job->slice_blocks);
+	if (!strcmp(option, "block-ns"))
+		return job_parse_u64(arg, "--block-ns", 0, 1000, &job->block_ns);
+	rw_err("--%s is not a job option", option);
+	return -EINVAL;
 }

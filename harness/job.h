@@ -11,6 +11,7 @@
 #include "vmm/run.h"
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define JOB_MAX_ARGS 64
@@ -23,6 +24,11 @@
 #define JOB_DEFAULT_WALL_MS	 10000ull
 #define JOB_DEFAULT_SLICE_BLOCKS 10000ull /* counter mode: a preemption every N blocks */
 #define JOB_DEFAULT_BLOCK_NS	 1ull	  /* counter mode: virtual time of one block */
+
+/* A job option as the command line gave it (see job_apply_option). */
+struct job_change {
+	const char *option, *arg;
+};
 
 struct harness_job {
 	struct run_options run; /* points into the strings below */
@@ -44,8 +50,21 @@ int job_load_file(struct harness_job *job, const char *path);
 
 int job_set_kernel(struct harness_job *job, const char *path);
 int job_set_initramfs(struct harness_job *job, const char *path);
+/* Adds "HOST[:GUEST[:MODE]]"; a file for a guest path the job adds already replaces that add. */
 int job_add_file(struct harness_job *job, const char *spec);
+/* The guest path an add spec puts its file at. */
+void job_add_guest_path(const char *spec, char *out, size_t out_len);
 int job_set_command(struct harness_job *job, char *const *argv, size_t argc);
+
+/*
+ * A job option of rewind-harness's command line, by its long name without
+ * dashes ("kernel", "add", "mem", "step-budget", ...), applied to job: the
+ * command line's own job, or an artifact's that a replay changes.
+ */
+int job_apply_option(struct harness_job *job, const char *option, const char *arg);
+
+/* An integer option in min..max ("--mem must be an integer in 64..3072, not 'x'"). */
+int job_parse_u64(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t *out);
 
 /* The job as an object that job_apply_json accepts. */
 cJSON *job_to_json(const struct harness_job *job);

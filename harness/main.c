@@ -1,6 +1,7 @@
 /* rewind-harness: the AFL++ target, one-shot runner, replayer and input converter. */
 #include "harness/artifact.h"
 #include "harness/coverage.h"
+#include "harness/explain.h"
 #include "harness/forkserver.h"
 #include "harness/harness.h"
 #include "harness/reach.h"
@@ -15,21 +16,41 @@
 #include <sys/wait.h>
 #include <time.h>
 
-enum mode { MODE_RUN, MODE_REPLAY, MODE_TO_JSON, MODE_FROM_JSON, MODE_RANDOM };
+#define INPUT_FILE_MAX	(16u << 20) /* inputs and JSON files are a few KiB */
+#define CLI_MAX_CHANGES (RUN_MAX_ADDS + 16)
+
+enum mode {
+	MODE_RUN,
+	MODE_REPLAY,
+	MODE_TO_JSON,
+	MODE_FROM_JSON,
+	MODE_RANDOM,
+	MODE_EXPLAIN,
+	MODE_BUNDLE
+};
 
 struct cli {
 	enum mode mode;
 	const char *file; /* the input, artifact or JSON file */
 	const char *output;
 	const char *trace_path; /* one-shot run: write the event trace here */
+	/* one-shot run: write its schedule events here (--event-log), kept in event_log */
+	const char *event_log_path;
+	struct vm_event_log event_log;
 	const char *artifact_dir;
-	const char *kernel, *initramfs;
 	size_t map_size;
 	uint64_t random_execs, random_seed; /* --random: the baseline search */
 	uint64_t random_seconds;	    /* --seconds: its time budget (0: none) */
 	uint8_t random_mode;
 	uint64_t repeat; /* --replay: run it this many times */
+	bool trust;	 /* --trust: a replay may read the host paths an artifact names */
+	bool expect_fixed;
 	struct harness_job job;
+	/* the job options as given, in order: a replay applies them over an artifact's job */
+	struct job_change changes[CLI_MAX_CHANGES];
+	size_t change_count;
+	char **command; /* after --, or NULL */
+	size_t command_len;
 };
 
 static void usage(FILE *to)
@@ -38,8 +59,17 @@ static void usage(FILE *to)
 		"usage: afl-fuzz -i corpus/ledger -o OUT -- rewind-harness [OPTIONS] @@\n"
 		"       rewind-harness [OPTIONS] INPUT       run one input, print output and "
 		"outcome\n"
-		"       rewind-harness --replay FILE [--repeat N]  replay a crash artifact or raw\n"
-		"                                            input (N times: each run the same?)\n"
+		"       rewind-harness --replay FILE [--repeat N]  replay a crash artifact, "
+		"bundle\n"
+		"                                            or raw input (N times: the same "
+		"run?)\n"
+		"       rewind-harness --replay ARTIFACT [JOB OPTIONS] [--expect-fixed] [-- CMD]\n"
+		"                                            replay it with the job changed (a "
+		"fix)\n"
+		"       rewind-harness --explain FILE [-o JSON]  why it fails: minimal schedule,\n"
+		"                                            where it lands, window, racing pair\n"
+		"       rewind-harness --bundle ARTIFACT -o DIR  a crash bundle that replays on\n"
+		"                                            any machine (--replay DIR)\n"
 		"       rewind-harness --to-json INPUT       print an input as JSON\n"
 		"       rewind-harness --from-json FILE -o OUT  write the input of a JSON input "
 		"or\n"
@@ -75,6 +105,9 @@ static void usage(FILE *to)
 		"Fuzzing:\n"
 		"  --artifacts DIR     where crash artifacts go (default: rewind-crashes)\n"
 		"  --trace FILE        (one input) write its event trace (RWTRACE1, vmm/trace.h)\n"
+		"  --event-log FILE    (one input, counter and pct modes) write every schedule\n"
+		"                      event of the same run as JSON lines (index, tid, what,\n"
+		"                      pc, addr, value before the access); at most 1M events\n"
 		"  --random N          the baseline: run up to N random inputs of the format (no\n"
 		"                      coverage feedback) until the first failure; print the "
 		"count\n"
@@ -84,31 +117,27 @@ static void usage(FILE *to)
 		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
 		"  -v, --verbose       show the guest kernel's console\n"
 		"\n"
+		"Replay and explain (an artifact is untrusted: the host paths it names are not\n"
+		"read unless you say so; the kernel and initramfs are this checkout's):\n"
+		"  --trust             read the kernel, initramfs and added files the artifact\n"
+		"                      names (for an artifact you wrote yourself)\n"
+		"  --expect-fixed      exit 0 only if the failure is gone (check a fix)\n"
+		"  job options         --add, --kernel, --mem, -- CMD ... given with --replay\n"
+		"                      change the artifact's job; the replay says what changed\n"
+		"\n"
 		"Inputs: any bytes are an input (what is not in the documented format is\n"
 		"decoded field by field, docs/input-format.md); modes: steps for any static\n"
 		"binary, pct (priority schedules) and counter for a test built with\n"
 		"guest/rewind-cc or guest/rewind-c++ (docs/harness.md, \"Modes\").\n"
 		"\n"
 		"Exit status: one-shot run: 0 pass, 1 failure, 2 unreadable file; --replay: 0\n"
-		"the same run, 1 it differs (said on stderr), 2 unreadable file; 64 setup failed\n"
+		"it reproduces (an artifact: the same run), 1 it does not or it differs (said\n"
+		"on stderr; --expect-fixed: 0 the job passes, 1 it still fails); --explain: 0\n"
+		"explained, 1 it does not fail; 2 unreadable or untrusted file; 64 setup failed\n"
 		"(or the job cannot run the input's mode).\n",
 		JOB_DEFAULT_COMMAND, JOB_DEFAULT_MEM >> 20, JOB_DEFAULT_STEP_BUDGET,
 		JOB_DEFAULT_STUCK_MS, JOB_DEFAULT_WALL_MS, JOB_DEFAULT_SLICE_BLOCKS,
 		JOB_DEFAULT_BLOCK_NS, COVERAGE_DEFAULT_SIZE);
-}
-
-static int parse_u64(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(text, &end, 0);
-	if (errno || end == text || *end || text[0] == '-' || *out < min || *out > max) {
-		rw_err("%s must be an integer in %llu..%llu, not '%s'", what,
-		       (unsigned long long)min, (unsigned long long)max, text);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 enum {
@@ -134,6 +163,11 @@ enum {
 	OPT_PCT,
 	OPT_SECONDS,
 	OPT_REPEAT,
+	OPT_TRUST,
+	OPT_EXPECT_FIXED,
+	OPT_EXPLAIN,
+	OPT_BUNDLE,
+	OPT_EVENT_LOG,
 };
 
 static const struct option long_options[] = {
@@ -151,6 +185,7 @@ static const struct option long_options[] = {
 	{"to-json", required_argument, NULL, OPT_TO_JSON},
 	{"from-json", required_argument, NULL, OPT_FROM_JSON},
 	{"trace", required_argument, NULL, OPT_TRACE},
+	{"event-log", required_argument, NULL, OPT_EVENT_LOG},
 	{"slice-blocks", required_argument, NULL, OPT_SLICE_BLOCKS},
 	{"block-ns", required_argument, NULL, OPT_BLOCK_NS},
 	{"random", required_argument, NULL, OPT_RANDOM},
@@ -159,6 +194,10 @@ static const struct option long_options[] = {
 	{"pct", no_argument, NULL, OPT_PCT},
 	{"seconds", required_argument, NULL, OPT_SECONDS},
 	{"repeat", required_argument, NULL, OPT_REPEAT},
+	{"trust", no_argument, NULL, OPT_TRUST},
+	{"expect-fixed", no_argument, NULL, OPT_EXPECT_FIXED},
+	{"explain", required_argument, NULL, OPT_EXPLAIN},
+	{"bundle", required_argument, NULL, OPT_BUNDLE},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -168,7 +207,8 @@ static const struct option long_options[] = {
 static int set_mode(struct cli *c, enum mode mode, const char *file)
 {
 	if (c->mode != MODE_RUN) {
-		rw_err("--replay, --to-json and --from-json exclude each other");
+		rw_err("--replay, --explain, --bundle, --to-json and --from-json exclude each "
+		       "other");
 		return -EINVAL;
 	}
 	c->mode = mode;
@@ -176,37 +216,46 @@ static int set_mode(struct cli *c, enum mode mode, const char *file)
 	return 0;
 }
 
+/* The long name of an option code. */
+static const char *option_name(int opt)
+{
+	for (const struct option *o = long_options; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
+}
+
+static bool is_job_option(int opt)
+{
+	return (opt >= OPT_JOB && opt <= OPT_WALL_MS) || opt == OPT_SLICE_BLOCKS ||
+	       opt == OPT_BLOCK_NS;
+}
+
+/* A job option: applied to the command line's job, and kept for a replay's. */
+static int apply_job_option(struct cli *c, int opt, const char *arg)
+{
+	const char *name = option_name(opt);
+
+	if (c->change_count == CLI_MAX_CHANGES) {
+		rw_err("more than %d job options", CLI_MAX_CHANGES);
+		return -E2BIG;
+	}
+	c->changes[c->change_count++] = (struct job_change){name, arg};
+	return job_apply_option(&c->job, name, arg);
+}
+
 static int apply_option(struct cli *c, int opt, const char *arg)
 {
 	uint64_t v;
 
+	if (is_job_option(opt))
+		return apply_job_option(c, opt, arg);
 	switch (opt) {
-	case OPT_JOB:
-		return job_load_file(&c->job, arg);
-	case OPT_KERNEL:
-		c->kernel = arg;
-		return job_set_kernel(&c->job, arg);
-	case OPT_INITRAMFS:
-		c->initramfs = arg;
-		return job_set_initramfs(&c->job, arg);
-	case OPT_ADD:
-		return job_add_file(&c->job, arg);
-	case OPT_MEM:
-		if (parse_u64(arg, "--mem", 64, 3072, &v) < 0)
-			return -EINVAL;
-		c->job.run.mem_bytes = v << 20;
-		return 0;
-	case OPT_STEP_BUDGET:
-		return parse_u64(arg, "--step-budget", 1, 1ull << 40, &c->job.run.step_budget);
-	case OPT_STUCK_MS:
-		return parse_u64(arg, "--stuck-ms", 10, 3600000, &c->job.run.stuck_ms);
-	case OPT_WALL_MS:
-		return parse_u64(arg, "--wall-ms", 10, 86400000, &c->job.wall_ms);
 	case OPT_ARTIFACTS:
 		c->artifact_dir = arg;
 		return 0;
 	case OPT_MAP_SIZE:
-		if (parse_u64(arg, "--map-size", COVERAGE_MIN_SIZE, COVERAGE_MAX_SIZE, &v) < 0)
+		if (job_parse_u64(arg, "--map-size", COVERAGE_MIN_SIZE, COVERAGE_MAX_SIZE, &v) < 0)
 			return -EINVAL;
 		if (v & (v - 1)) {
 			rw_err("--map-size must be a power of two, not %llu",
@@ -227,15 +276,14 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_TRACE:
 		c->trace_path = arg;
 		return 0;
-	case OPT_SLICE_BLOCKS:
-		return parse_u64(arg, "--slice-blocks", 0, 1u << 30, &c->job.slice_blocks);
-	case OPT_BLOCK_NS:
-		return parse_u64(arg, "--block-ns", 0, 1000, &c->job.block_ns);
+	case OPT_EVENT_LOG:
+		c->event_log_path = arg;
+		return 0;
 	case OPT_RANDOM:
 		c->mode = MODE_RANDOM;
-		return parse_u64(arg, "--random", 1, 1ull << 40, &c->random_execs);
+		return job_parse_u64(arg, "--random", 1, 1ull << 40, &c->random_execs);
 	case OPT_RANDOM_SEED:
-		return parse_u64(arg, "--random-seed", 0, UINT64_MAX, &c->random_seed);
+		return job_parse_u64(arg, "--random-seed", 0, UINT64_MAX, &c->random_seed);
 	case OPT_COUNTER:
 		c->random_mode = INPUT_MODE_COUNTER;
 		return 0;
@@ -243,9 +291,19 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		c->random_mode = INPUT_MODE_PCT;
 		return 0;
 	case OPT_SECONDS:
-		return parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);
+		return job_parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);
+	case OPT_TRUST:
+		c->trust = true;
+		return 0;
+	case OPT_EXPECT_FIXED:
+		c->expect_fixed = true;
+		return 0;
+	case OPT_EXPLAIN:
+		return set_mode(c, MODE_EXPLAIN, arg);
+	case OPT_BUNDLE:
+		return set_mode(c, MODE_BUNDLE, arg);
 	case OPT_REPEAT:
-		return parse_u64(arg, "--repeat", 1, 100000, &c->repeat);
+		return job_parse_u64(arg, "--repeat", 1, 100000, &c->repeat);
 	case 'v':
 		c->job.run.verbose = true;
 		return 0;
@@ -279,8 +337,12 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 		rw_err("unexpected argument '%s' (the command goes after --)", argv[optind]);
 		return -EINVAL;
 	}
-	if (optind < argc && job_set_command(&c->job, argv + optind, (size_t)(argc - optind)) < 0)
-		return -EINVAL;
+	if (optind < argc) {
+		c->command = argv + optind;
+		c->command_len = (size_t)(argc - optind);
+		if (job_set_command(&c->job, c->command, c->command_len) < 0)
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -304,7 +366,7 @@ static int to_json(const char *path)
 	char *text;
 	cJSON *json;
 
-	if (file_read_all(path, &data, &len) < 0)
+	if (file_read_max(path, INPUT_FILE_MAX, "input", &data, &len) < 0)
 		return 2;
 	say_if_decoded(path, data, len, "this is the input the harness makes of it");
 	input_decode(data, len, &input);
@@ -328,7 +390,7 @@ static int json_input(const char *path, struct exec_input *input)
 	cJSON *root, *in;
 	int rc;
 
-	if (file_read_all(path, &data, &len) < 0)
+	if (file_read_max(path, INPUT_FILE_MAX, "JSON input", &data, &len) < 0)
 		return -ENOENT;
 	root = cJSON_ParseWithLength((const char *)data, len);
 	free(data);
@@ -366,7 +428,8 @@ static int open_harness(struct harness *h, struct cli *c, FILE *output)
 				      .wall_ms = c->job.wall_ms,
 				      .slice_blocks = c->job.slice_blocks,
 				      .block_ns = c->job.block_ns,
-				      .output = output};
+				      .output = output,
+				      .event_log = c->event_log.at ? &c->event_log : NULL};
 
 	int rc;
 
@@ -386,7 +449,7 @@ static int run_once(struct harness *h, const char *path, const char *trace_path)
 	size_t len;
 	int rc;
 
-	if (file_read_all(path, &data, &len) < 0)
+	if (file_read_max(path, INPUT_FILE_MAX, "input", &data, &len) < 0)
 		return 2;
 	h->map = map;
 	say_if_decoded(path, data, len, "running it decoded");
@@ -465,6 +528,66 @@ static int random_search(struct cli *c)
 	return rc;
 }
 
+/* --event-log keeps this many events of the run; more are counted, not kept (48 MiB). */
+#define EVENT_LOG_CAP (1u << 20)
+
+static int event_log_alloc(struct vm_event_log *log)
+{
+	log->at = calloc(EVENT_LOG_CAP, sizeof(*log->at));
+	if (!log->at) {
+		rw_err("cannot allocate the event log (%u events)", EVENT_LOG_CAP);
+		return -ENOMEM;
+	}
+	log->cap = EVENT_LOG_CAP;
+	return 0;
+}
+
+/* What landed at an event, before its access (which came when its thread ran again). */
+static const char *landed_name(uint32_t what)
+{
+	static const char *const names[] = {"", "preempt", "priority", "preempt+priority"};
+
+	return names[(what & (VM_EVENT_LANDED_PREEMPT | VM_EVENT_LANDED_PRIORITY)) >> 16];
+}
+
+/*
+ * The run's schedule events as JSON lines, one per event, in the order of
+ * their schedule points ("landed": see VM_EVENT_LANDED_PREEMPT). 0 or -errno
+ * (reported).
+ */
+static int event_log_write(const struct vm_event_log *log, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	char what[32];
+
+	if (!f) {
+		rw_err_errno(errno, "cannot write the event log %s", path);
+		return -errno;
+	}
+	for (uint32_t i = 0; i < log->count; i++) {
+		const struct vm_event *ev = &log->at[i];
+
+		vm_event_name(ev->what, what, sizeof(what));
+		fprintf(f,
+			"{\"index\":%llu,\"tid\":%u,\"what\":\"%s\",\"landed\":\"%s\","
+			"\"pc\":\"0x%llx\",\"addr\":\"0x%llx\",\"value\":\"0x%llx\"",
+			(unsigned long long)ev->index, ev->tid, what, landed_name(ev->what),
+			(unsigned long long)ev->pc, (unsigned long long)ev->addr,
+			(unsigned long long)ev->value);
+		if (ev->what & VM_EVENT_AFTER)
+			fprintf(f, ",\"after\":\"0x%llx\"", (unsigned long long)ev->after);
+		fputs("}\n", f);
+	}
+	if (log->dropped)
+		rw_err("the event log keeps the first %u events; %llu more were not logged",
+		       log->cap, (unsigned long long)log->dropped);
+	if (fclose(f) != 0) {
+		rw_err_errno(errno, "cannot write the event log %s", path);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int fuzz_or_run(struct cli *c)
 {
 	static struct harness h;
@@ -475,14 +598,34 @@ static int fuzz_or_run(struct cli *c)
 		usage(stderr);
 		return 2;
 	}
+	if (!afl && c->event_log_path && event_log_alloc(&c->event_log) < 0)
+		return 64;
 	/* afl-fuzz reads the map; the guest's output would only slow it down */
 	if (open_harness(&h, c, afl ? NULL : stdout) < 0) {
 		executor_close(&h.ex);
+		free(c->event_log.at);
 		return 64;
 	}
 	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file, c->trace_path);
+	if (c->event_log.at && (rc == 0 || rc == 1) &&
+	    event_log_write(&c->event_log, c->event_log_path) < 0)
+		rc = 64;
 	executor_close(&h.ex);
+	free(c->event_log.at);
 	return rc;
+}
+
+static const struct replay_options *replay_options_of(struct cli *c, struct replay_options *ro)
+{
+	*ro = (struct replay_options){.job = &c->job,
+				      .changes = c->changes,
+				      .change_count = c->change_count,
+				      .command = c->command,
+				      .command_len = c->command_len,
+				      .trust = c->trust,
+				      .expect_fixed = c->expect_fixed,
+				      .repeat = (unsigned int)c->repeat};
+	return ro;
 }
 
 int main(int argc, char **argv)
@@ -502,11 +645,18 @@ int main(int argc, char **argv)
 	}
 	switch (c.mode) {
 	case MODE_REPLAY:
-		ro = (struct replay_options){.job = &c.job,
-					     .kernel = c.kernel,
-					     .initramfs = c.initramfs,
-					     .repeat = (unsigned int)c.repeat};
-		rc = replay_file(c.file, &ro);
+		rc = replay_file(c.file, replay_options_of(&c, &ro));
+		break;
+	case MODE_BUNDLE:
+		if (!c.output) {
+			rw_err("--bundle needs -o DIR, the bundle directory to create");
+			rc = 2;
+			break;
+		}
+		rc = replay_bundle(c.file, replay_options_of(&c, &ro), c.output);
+		break;
+	case MODE_EXPLAIN:
+		rc = explain_file(c.file, replay_options_of(&c, &ro), c.output);
 		break;
 	case MODE_TO_JSON:
 		rc = to_json(c.file);

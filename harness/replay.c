@@ -1,6 +1,7 @@
 #include "harness/replay.h"
 
 #include "harness/artifact.h"
+#include "harness/bundle.h"
 #include "harness/executor.h"
 #include "harness/harness.h"
 #include "vmm/file.h"
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define REPLAY_MAX_FILE (16u << 20) /* an artifact is a few KiB */
 
 static void differs(int *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -72,58 +75,121 @@ static int outcome_differences(const struct artifact_expect *want, const struct 
 	return n;
 }
 
-/* An artifact's kernel or initramfs path may not exist here: fall back to the defaults. */
-static int resolve_paths(struct harness_job *job, const struct replay_options *opt,
-			 const struct harness_job *defaults)
+static int set_default_path(struct harness_job *job, const char *what, const char *artifact,
+			    const char *here, int (*set)(struct harness_job *, const char *))
+{
+	if (!strcmp(artifact, here))
+		return 0;
+	fprintf(stderr,
+		"rewind-harness: not reading the artifact's %s %s (an artifact is untrusted; "
+		"--trust reads the paths it names); using %s\n",
+		what, artifact, here);
+	return set(job, here);
+}
+
+static bool command_line_adds(const struct replay_options *opt, const char *guest)
+{
+	char have[4096];
+
+	for (size_t i = 0; i < opt->change_count; i++) {
+		if (strcmp(opt->changes[i].option, "add") != 0)
+			continue;
+		job_add_guest_path(opt->changes[i].arg, have, sizeof(have));
+		if (!strcmp(have, guest))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * An artifact's host paths are not read without --trust: the kernel and
+ * initramfs are this checkout's, every added file must come from --add.
+ */
+static int untrusted_paths(struct replay_case *c, const struct replay_options *opt,
+			   const char *path)
+{
+	struct harness_job here;
+	char guest[4096];
+	int missing = 0;
+	int rc = job_init_defaults(&here);
+
+	if (!rc)
+		rc = set_default_path(&c->job, "kernel", c->job.kernel, here.kernel,
+				      job_set_kernel);
+	if (!rc)
+		rc = set_default_path(&c->job, "initramfs", c->job.initramfs, here.initramfs,
+				      job_set_initramfs);
+	job_free(&here);
+	for (size_t i = 0; !rc && i < c->job.run.add_count; i++) {
+		job_add_guest_path(c->job.adds[i], guest, sizeof(guest));
+		if (command_line_adds(opt, guest))
+			continue;
+		rw_err("%s: the job adds %s from the host path %s, which an untrusted artifact may "
+		       "not make this replay read: give the file with --add FILE:%s, replay a "
+		       "bundle (--bundle), or say --trust if you wrote this artifact",
+		       path, guest, c->job.adds[i], guest);
+		missing++;
+	}
+	return rc ? rc : missing ? -EINVAL : 0;
+}
+
+/* Job options of the command line change the artifact's job: says so, and how. */
+static int apply_changes(struct replay_case *c, const struct replay_options *opt)
 {
 	int rc = 0;
 
-	if (opt->kernel)
-		rc = job_set_kernel(job, opt->kernel);
-	else if (access(job->run.kernel_path, R_OK) < 0) {
-		fprintf(stderr, "rewind-harness: the artifact's kernel %s is not here; using %s\n",
-			job->run.kernel_path, defaults->run.kernel_path);
-		rc = job_set_kernel(job, defaults->run.kernel_path);
-	}
-	if (rc)
-		return rc;
-	if (opt->initramfs)
-		return job_set_initramfs(job, opt->initramfs);
-	if (access(job->run.initrd_path, R_OK) < 0) {
-		fprintf(stderr,
-			"rewind-harness: the artifact's initramfs %s is not here; using %s\n",
-			job->run.initrd_path, defaults->run.initrd_path);
-		return job_set_initramfs(job, defaults->run.initrd_path);
-	}
-	return 0;
+	if (!opt->change_count && !opt->command)
+		return 0;
+	c->job_changed = true;
+	fputs("rewind-harness: replaying with the artifact's job changed:", stderr);
+	for (size_t i = 0; i < opt->change_count; i++)
+		fprintf(stderr, " --%s %s", opt->changes[i].option, opt->changes[i].arg);
+	if (opt->command)
+		fputs(" --", stderr);
+	for (size_t i = 0; opt->command && i < opt->command_len; i++)
+		fprintf(stderr, " %s", opt->command[i]);
+	fputc('\n', stderr);
+	for (size_t i = 0; !rc && i < opt->change_count; i++)
+		rc = job_apply_option(&c->job, opt->changes[i].option, opt->changes[i].arg);
+	if (!rc && opt->command)
+		rc = job_set_command(&c->job, opt->command, opt->command_len);
+	return rc;
 }
 
-struct replay_case {
-	struct harness_job job;
-	struct exec_input input;
-	struct artifact_expect expect;
-	bool is_artifact;
-};
-
-static int load_case(const char *path, const struct replay_options *opt, struct replay_case *c)
+static int load_artifact(const char *path, const uint8_t *data, size_t len,
+			 const struct replay_options *opt, struct replay_case *c)
 {
+	c->is_artifact = true;
+	if (job_init_defaults(&c->job) < 0 ||
+	    artifact_parse((const char *)data, len, path, &c->job, &c->input, &c->expect) < 0)
+		return REPLAY_BAD_FILE;
+	if (c->bundle[0] ? bundle_locate(c->bundle, c) < 0
+			 : !opt->trust && untrusted_paths(c, opt, path) < 0)
+		return REPLAY_BAD_FILE;
+	return apply_changes(c, opt) < 0 ? REPLAY_BAD_FILE : REPLAY_SAME;
+}
+
+int replay_load(const char *path, const struct replay_options *opt, struct replay_case *c)
+{
+	char file[4200];
 	uint8_t *data;
 	size_t len, i = 0;
 	char why[160];
 	int rc = REPLAY_SAME;
 
-	if (file_read_all(path, &data, &len) < 0)
+	memset(c, 0, sizeof(*c));
+	snprintf(file, sizeof(file), "%s", path);
+	if (bundle_is(path)) {
+		snprintf(c->bundle, sizeof(c->bundle), "%s", path);
+		snprintf(file, sizeof(file), "%s/%s", path, BUNDLE_ARTIFACT);
+	}
+	if (file_read_max(file, REPLAY_MAX_FILE, "crash file", &data, &len) < 0)
 		return REPLAY_BAD_FILE;
 	while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r'))
 		i++;
-	c->is_artifact = i < len && data[i] == '{';
-	if (c->is_artifact) {
-		if (job_init_defaults(&c->job) < 0 ||
-		    artifact_parse((const char *)data, len, path, &c->job, &c->input, &c->expect) <
-			    0 ||
-		    resolve_paths(&c->job, opt, opt->job) < 0)
-			rc = REPLAY_BAD_FILE;
-	} else if (input_parse(data, len, &c->input, why, sizeof(why)) < 0) {
+	if (i < len && data[i] == '{')
+		rc = load_artifact(file, data, len, opt, c);
+	else if (input_parse(data, len, &c->input, why, sizeof(why)) < 0) {
 		/* what afl-fuzz ran: its own mutations are decoded, not rejected */
 		input_decode(data, len, &c->input);
 		fprintf(stderr,
@@ -133,6 +199,13 @@ static int load_case(const char *path, const struct replay_options *opt, struct 
 	}
 	free(data);
 	return rc;
+}
+
+void replay_case_free(struct replay_case *c)
+{
+	if (c->is_artifact)
+		job_free(&c->job);
+	c->is_artifact = false;
 }
 
 /* Runs the input again runs times: each must give the first run's class and trace. */
@@ -155,39 +228,82 @@ static int repeat_differences(struct executor *ex, const struct exec_input *inpu
 	return 0;
 }
 
-static int run_case(struct replay_case *c, const struct replay_options *opt)
+static const struct harness_job *job_of(const struct replay_case *c,
+					const struct replay_options *opt)
 {
-	const struct harness_job *job = c->is_artifact ? &c->job : opt->job;
+	return c->is_artifact ? &c->job : opt->job;
+}
+
+/* Opens the case's job and runs its input once, printing output and outcome. */
+static int run_first(struct executor *ex, const struct replay_case *c,
+		     const struct replay_options *opt, FILE *output, struct exec_result *res)
+{
+	const struct harness_job *job = job_of(c, opt);
 	struct executor_config cfg = {.run = job->run,
 				      .wall_ms = job->wall_ms,
 				      .slice_blocks = job->slice_blocks,
 				      .block_ns = job->block_ns,
-				      .output = stdout};
+				      .output = output};
+
+	if (executor_open(ex, &cfg) < 0 || executor_run(ex, &c->input, res) < 0)
+		return REPLAY_SETUP;
+	fflush(stdout);
+	if (res->counter_missing) {
+		rw_err("%s", COUNTER_MISSING);
+		return REPLAY_SETUP;
+	}
+	exec_result_print(res);
+	return REPLAY_SAME;
+}
+
+/* --expect-fixed: success is a run that no longer fails. */
+static int verdict_fixed(const struct exec_result *res)
+{
+	if (exec_class_is_failure(res->cls)) {
+		fprintf(stderr, "rewind-harness: still fails: %s (%s) at step %" PRIu64 "\n",
+			exec_class_name(res->cls), res->detail, res->job_steps);
+		return REPLAY_DIFFERS;
+	}
+	if (res->cls != CLASS_PASS) {
+		fprintf(stderr, "rewind-harness: neither fails nor passes: outcome %s (%s)\n",
+			exec_class_name(res->cls), res->detail);
+		return REPLAY_DIFFERS;
+	}
+	fprintf(stderr, "rewind-harness: fixed: the failure is gone (the job passes)\n");
+	return REPLAY_SAME;
+}
+
+/* An artifact replayed with a changed job: does it still fail the same way? */
+static int verdict_changed(const struct replay_case *c, const struct exec_result *res)
+{
+	if (res->cls == c->expect.cls) {
+		fprintf(stderr,
+			"rewind-harness: reproduces with the changed job: %s, as in the artifact\n",
+			exec_class_name(res->cls));
+		return REPLAY_SAME;
+	}
+	fprintf(stderr,
+		"rewind-harness: does not reproduce with the changed job: outcome %s, the "
+		"artifact's %s\n",
+		exec_class_name(res->cls), exec_class_name(c->expect.cls));
+	return REPLAY_DIFFERS;
+}
+
+/* The unchanged artifact, or a raw input: the same run every time, and a failure. */
+static int verdict_same(const struct replay_case *c, const struct replay_options *opt,
+			struct executor *ex, const struct exec_result *res)
+{
 	/* No record to compare a raw input with: it must at least repeat itself. */
 	unsigned int runs = opt->repeat ? opt->repeat : c->is_artifact ? 1 : 2;
-	struct executor ex;
-	struct exec_result res;
 	struct run_identity here;
 	int diff_count = 0;
 
-	if (executor_open(&ex, &cfg) < 0 || executor_run(&ex, &c->input, &res) < 0) {
-		executor_close(&ex);
-		return REPLAY_SETUP;
-	}
-	fflush(stdout);
-	if (res.counter_missing) {
-		rw_err("%s", COUNTER_MISSING);
-		executor_close(&ex);
-		return REPLAY_SETUP;
-	}
-	exec_result_print(&res);
 	if (c->is_artifact) {
-		run_identity_of(&ex, &here);
-		diff_count = identity_differences(&c->expect.identity, &here, job) +
-			     outcome_differences(&c->expect, &res);
+		run_identity_of(ex, &here);
+		diff_count = identity_differences(&c->expect.identity, &here, job_of(c, opt)) +
+			     outcome_differences(&c->expect, res);
 	}
-	diff_count += repeat_differences(&ex, &c->input, &res, runs - 1);
-	executor_close(&ex);
+	diff_count += repeat_differences(ex, &c->input, res, runs - 1);
 	if (diff_count) {
 		fprintf(stderr, "rewind-harness: the replay is NOT the same run\n");
 		return REPLAY_DIFFERS;
@@ -196,8 +312,31 @@ static int run_case(struct replay_case *c, const struct replay_options *opt)
 		"rewind-harness: replay identical (%s%s, %u run%s, trace 0x%016" PRIx64 ")\n",
 		c->is_artifact ? "outcome, step and trace as in the artifact"
 			       : "same outcome and trace",
-		runs > 1 ? " every time" : "", runs, runs > 1 ? "s" : "", res.trace_hash);
+		runs > 1 ? " every time" : "", runs, runs > 1 ? "s" : "", res->trace_hash);
+	if (!c->is_artifact && !exec_class_is_failure(res->cls)) {
+		fprintf(stderr, "rewind-harness: does not reproduce: the input %s\n",
+			res->cls == CLASS_PASS ? "passes" : "ends in a timeout, not a failure");
+		return REPLAY_DIFFERS;
+	}
 	return REPLAY_SAME;
+}
+
+static int run_case(struct replay_case *c, const struct replay_options *opt)
+{
+	struct executor ex;
+	struct exec_result res;
+	int rc = run_first(&ex, c, opt, stdout, &res);
+
+	if (rc == REPLAY_SAME) {
+		if (opt->expect_fixed)
+			rc = verdict_fixed(&res);
+		else if (c->job_changed)
+			rc = verdict_changed(c, &res);
+		else
+			rc = verdict_same(c, opt, &ex, &res);
+	}
+	executor_close(&ex);
+	return rc;
 }
 
 int replay_file(const char *path, const struct replay_options *opt)
@@ -207,11 +346,47 @@ int replay_file(const char *path, const struct replay_options *opt)
 
 	if (!c)
 		return REPLAY_SETUP;
-	rc = load_case(path, opt, c);
+	rc = replay_load(path, opt, c);
 	if (rc == REPLAY_SAME)
 		rc = run_case(c, opt);
-	if (c->is_artifact)
-		job_free(&c->job);
+	replay_case_free(c);
+	free(c);
+	return rc;
+}
+
+int replay_bundle(const char *path, const struct replay_options *opt, const char *dir)
+{
+	struct replay_case *c = calloc(1, sizeof(*c));
+	struct executor ex;
+	struct exec_result res;
+	int rc;
+
+	if (!c)
+		return REPLAY_SETUP;
+	rc = replay_load(path, opt, c);
+	if (rc == REPLAY_SAME && !c->is_artifact) {
+		rw_err("%s is a raw input: --bundle needs an artifact (its job and identity); "
+		       "make one with rewind-harness INPUT, which writes it for a failure",
+		       path);
+		rc = REPLAY_BAD_FILE;
+	}
+	if (rc == REPLAY_SAME) {
+		rc = run_first(&ex, c, opt, NULL, &res);
+		if (rc == REPLAY_SAME && !exec_class_is_failure(res.cls)) {
+			rw_err("%s does not fail here (outcome %s): nothing to bundle", path,
+			       exec_class_name(res.cls));
+			rc = REPLAY_DIFFERS;
+		}
+		if (rc == REPLAY_SAME && bundle_write(dir, c, &ex, &res) < 0)
+			rc = REPLAY_SETUP;
+		if (rc == REPLAY_SAME)
+			fprintf(stderr,
+				"rewind-harness: bundle %s written: replay it anywhere with "
+				"rewind-harness --replay %s\n",
+				dir, dir);
+		executor_close(&ex);
+	}
+	replay_case_free(c);
 	free(c);
 	return rc;
 }

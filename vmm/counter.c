@@ -18,15 +18,38 @@
  * meanwhile count their events on the stored countdown. The runtime passes
  * the event's address in RDI: the trace records where each injection
  * landed, and coverage tells the sites apart.
+ *
+ * The event log (vm->event_log, rewind-harness --event-log) sees every
+ * event: the VMM answers every read with a countdown of 1 and keeps the
+ * real countdown itself (log_left). A read before the real countdown runs
+ * out is "unseen": handle_exit (vmm/vm.c) takes it before anything else,
+ * so it is no step, moves no time, takes no context-switch record (their
+ * steps stay those of the next real exit, and the guest, which reads the
+ * ring's tail, sees the same ring) and fires no timer. The read where the
+ * real countdown runs out is the real read, answered 1 plus its flags. The
+ * guest sees nothing else: between two real reads only its own runtime runs
+ * more user instructions (so a preempt-insns landing, which counts them,
+ * is not the same with the log). The runtime passes the data address in
+ * RSI and what the event is in RCX (guest/runtime/runtime.h RT_EV_*). An
+ * event where a preemption or a priority change lands is marked
+ * (VM_EVENT_LANDED_*): its access comes when its thread runs again, after
+ * the other threads' events logged next. The log assumes one instrumented
+ * process: the countdown it keeps is that process's.
  */
+#include "vmm/guest_mem.h"
+#include "vmm/user_context.h"
 #include "vmm/vm.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #define COUNTDOWN_MAX  REWIND_COUNTER_COUNT_MASK /* read this often at least: virtual time moves */
 #define PCT_SLICE_PRIO 1 /* pct: a thread whose time slice ran out drops to the lowest priority */
+
+#define EVENT_KIND(what) ((what) / 0x100u % 0x100u) /* guest/runtime/runtime.h RT_EV_* */
+#define EVENT_SIZE(what) ((what) % 0x100u)
 
 /* The event count at which inj acts, or UINT64_MAX for a kind that acts at steps or never. */
 static uint64_t event_of(const struct vm *vm, const struct injection *inj)
@@ -135,9 +158,119 @@ static uint32_t next_countdown(struct vm *vm)
 	return until > c->blocks ? (uint32_t)(until - c->blocks) : 1;
 }
 
+/* The first min(size, 8) bytes at ev's address now (0 if not mapped). */
+static uint64_t value_at(struct vm *vm, const struct vm_event *ev)
+{
+	uint64_t value = 0;
+
+	if (EVENT_SIZE(ev->what) && ev->addr &&
+	    !guest_virt_copy(vm, ev->addr, &value,
+			     EVENT_SIZE(ev->what) < 8 ? EVENT_SIZE(ev->what) : 8))
+		value = 0;
+	return value;
+}
+
+/*
+ * The thread's previous event has made its access by now (even one a
+ * preemption landed at): its value after it, which is what a store wrote.
+ */
+static void note_after(struct vm *vm, struct vm_event_log *log, uint32_t at)
+{
+	uint32_t tid = log->at[at].tid, t = 0;
+	struct vm_event *before = at ? &log->at[at - 1] : NULL;
+
+	/* another thread's event came just before, not where a preemption landed: its
+	 * access is done too (a thread's last event has no next one of its own) */
+	if (before && before->tid != tid &&
+	    !(before->what &
+	      (VM_EVENT_AFTER | VM_EVENT_LANDED_PREEMPT | VM_EVENT_LANDED_PRIORITY))) {
+		before->after = value_at(vm, before);
+		before->what |= VM_EVENT_AFTER;
+	}
+
+	while (t < log->threads && log->last_tid[t] != tid)
+		t++;
+	if (t == log->threads) {
+		if (t == VM_EVENT_THREADS)
+			return;
+		log->threads++;
+		log->last_tid[t] = tid;
+	} else {
+		struct vm_event *prev = &log->at[log->last_at[t]];
+
+		if (!(prev->what & VM_EVENT_AFTER)) {
+			prev->after = value_at(vm, prev);
+			prev->what |= VM_EVENT_AFTER;
+		}
+	}
+	log->last_at[t] = at;
+}
+
+/* Logs the event at this read (the runtime's RDI, RSI, RCX) as event number index. */
+static struct vm_event *log_event(struct vm *vm, uint64_t index)
+{
+	struct vm_event_log *log = vm->event_log;
+	struct kvm_regs regs;
+	struct vm_event *ev;
+
+	if (log->count >= log->cap) {
+		log->dropped++;
+		return NULL;
+	}
+	if (ioctl(vm->km.vcpu_fd, KVM_GET_REGS, &regs) < 0) {
+		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_REGS at a logged event: %s", strerror(errno));
+		return NULL;
+	}
+	ev = &log->at[log->count++];
+	*ev = (struct vm_event){.index = index,
+				.tid = ports_current_tid(vm),
+				.what = (uint32_t)regs.rcx & 0xffffu,
+				.pc = regs.rdi,
+				.addr = regs.rsi};
+	/* a little-endian value of up to 8 bytes; an address not mapped yet reads 0 */
+	ev->value = value_at(vm, ev);
+	note_after(vm, log, log->count - 1);
+	return ev;
+}
+
+void vm_event_name(uint32_t what, char *name, size_t len)
+{
+	static const char *const kinds[] = {"?", "read", "write", "atomic", "sync", "block"};
+	const char *kind =
+		EVENT_KIND(what) < sizeof(kinds) / sizeof(kinds[0]) ? kinds[EVENT_KIND(what)] : "?";
+
+	if (EVENT_SIZE(what))
+		snprintf(name, len, "%s%u", kind, EVENT_SIZE(what));
+	else
+		snprintf(name, len, "%s", kind);
+}
+
+/* Logging, and the real countdown has not run out: the event is only logged. */
+bool counter_read_unseen(struct vm *vm, uint32_t *answer)
+{
+	struct vm_counter *c = &vm->counter;
+
+	if (!vm->event_log || !vm->cfg.counter_mode || !c->started || c->log_left <= 1)
+		return false;
+	c->log_left--;
+	log_event(vm, c->blocks + c->armed - c->log_left);
+	*answer = 1;
+	return true;
+}
+
+/* The real read's answer: the runtime is told 1 and the VMM keeps the real countdown. */
+static uint32_t logged_answer(struct vm *vm, uint32_t answer)
+{
+	if (!vm->event_log)
+		return answer;
+	vm->counter.log_left = answer & REWIND_COUNTER_COUNT_MASK;
+	return (answer & ~REWIND_COUNTER_COUNT_MASK) | 1;
+}
+
 uint32_t counter_read(struct vm *vm)
 {
 	struct vm_counter *c = &vm->counter;
+	struct vm_event *logged = NULL;
 	struct due due;
 
 	if (!vm->cfg.counter_mode) {
@@ -147,6 +280,8 @@ uint32_t counter_read(struct vm *vm)
 	if (c->started) {
 		c->blocks += c->armed;
 		vclock_advance(&vm->clock, c->armed * vm->cfg.block_ns);
+		if (vm->event_log)
+			logged = log_event(vm, c->blocks);
 	}
 	c->started = true;
 	due = take_due(vm);
@@ -158,15 +293,20 @@ uint32_t counter_read(struct vm *vm)
 	if (due.preempt || due.prio)
 		c->slice_start = c->blocks;
 	c->preempt_due = due.preempt;
+	if (logged)
+		logged->what |= (due.preempt ? VM_EVENT_LANDED_PREEMPT : 0) |
+				(due.prio ? VM_EVENT_LANDED_PRIORITY : 0);
 	c->armed = next_countdown(vm);
-	return c->armed | due.prio << REWIND_COUNTER_PRIO_SHIFT |
-	       (due.preempt ? REWIND_COUNTER_PREEMPT : 0);
+	return logged_answer(vm, c->armed | due.prio << REWIND_COUNTER_PRIO_SHIFT |
+					 (due.preempt ? REWIND_COUNTER_PREEMPT : 0));
 }
 
 void counter_settle(struct vm *vm, uint64_t left)
 {
 	struct vm_counter *c = &vm->counter;
 
+	if (vm->event_log && left == 1)
+		left = c->log_left; /* logging, the runtime counts down from 1: the real count */
 	if (!vm->cfg.counter_mode || !c->started || left > c->armed)
 		return;
 	c->blocks += c->armed - left;

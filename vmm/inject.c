@@ -3,6 +3,7 @@
  * while the vCPU is stopped at an exit the guest made, so the guest sees it
  * at the same instruction on every run.
  */
+#include "vmm/user_context.h"
 #include "vmm/vm.h"
 
 #include <string.h>
@@ -13,6 +14,7 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s)
 	vm->schedule_next = 0;
 	vm->timer_late_ns = 0;
 	vm->injected = 0;
+	vm->landing_count = 0;
 	vm->counter = (struct vm_counter){.started = false};
 	memset(&vm->feedback, 0, sizeof(vm->feedback));
 	single_step_stop(vm); /* a run that ended while stepping leaves it on */
@@ -27,6 +29,16 @@ static void stall_running_task(struct vm *vm, uint16_t us)
 		return;
 	sh->stall_ns = (uint64_t)us * 1000;
 	vm_raise(vm, REWIND_PENDING_STALL);
+}
+
+/* Injections that act at a step are in the trace: a reader sees where each one landed. */
+static void trace_injection(struct vm *vm, const struct injection *inj)
+{
+	struct trace_record rec = {.step = vm->steps,
+				   .type = TRACE_INJECT,
+				   .args = {inj->kind, inj->arg, vm->schedule_next - 1}};
+
+	trace_append(&vm->trace, &rec, NULL);
 }
 
 static void apply(struct vm *vm, const struct injection *inj)
@@ -47,6 +59,9 @@ static void apply(struct vm *vm, const struct injection *inj)
 	default:
 		return; /* the input parser admits no other kind */
 	}
+	trace_injection(vm, inj);
+	if (vm->landings && vm->landing_count < vm->landing_cap)
+		user_context_read(vm, &vm->landings[vm->landing_count++]);
 	vm->injected++;
 }
 

@@ -209,7 +209,8 @@ static int load_payload(struct vm *vm, struct cursor *c)
 static int read_checked(const char *path, uint8_t **data, size_t *len,
 			const struct keyframe_file_header **h)
 {
-	int rc = file_read_all(path, data, len);
+	/* a keyframe holds at most the guest's RAM (3 GiB) and its trace */
+	int rc = file_read_max(path, 4ull << 30, "keyframe", data, len);
 
 	if (rc)
 		return rc;

@@ -2,6 +2,7 @@
 #include "vmm/keyframe_file.h"
 #include "vmm/log.h"
 #include "vmm/run.h"
+#include "vmm/trace_dump.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -16,12 +17,18 @@
 #define MAX_MEM		    (3ull << 30) /* below the local APIC and the TSS pages */
 #define DEFAULT_STEP_BUDGET 1000000ull
 #define DEFAULT_STUCK_MS    10000ull
+#define TRACE_STATUS_BAD    2 /* rewind trace: unreadable, not a trace, or truncated */
 
 static void usage(FILE *to)
 {
 	fprintf(to,
 		"usage: rewind run [OPTIONS] -- CMD [ARGS...]\n"
 		"       rewind keyframe FILE     print a keyframe file's metadata\n"
+		"       rewind trace [--text] [--all] FILE\n"
+		"                                print an event trace (trace.bin): JSON lines\n"
+		"                                from READY (step 0) on; --text: a table; --all:\n"
+		"                                the boot too (negative steps); exit 2 if FILE\n"
+		"                                is unreadable, corrupt or cut short\n"
 		"Runs CMD inside the deterministic Linux guest: the same inputs give the same "
 		"run,\n"
 		"step for step. Prints CMD's output as it happens, then one summary line on "
@@ -196,10 +203,44 @@ static int cmd_run(int argc, char **argv)
 	return run_job(&opt);
 }
 
+static int cmd_trace(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"text", no_argument, NULL, 'x'},
+		{"all", no_argument, NULL, 'A'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct trace_dump_options opt = {0};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == 'x') {
+			opt.text = true;
+		} else if (c == 'A') {
+			opt.all = true;
+		} else {
+			usage(stderr);
+			return RUN_STATUS_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		rw_err("give one trace file: rewind trace [--text] [--all] FILE");
+		return RUN_STATUS_USAGE;
+	}
+	return trace_dump_file(argv[optind], &opt, stdout) < 0 ? TRACE_STATUS_BAD : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "trace"))
+		return cmd_trace(argc - 1, argv + 1);
 	if (argc == 3 && !strcmp(argv[1], "keyframe"))
 		return keyframe_file_describe(argv[2], stdout) < 0 ? RUN_STATUS_SETUP : 0;
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

@@ -218,6 +218,26 @@ void ports_take_switches(struct vm *vm)
 		rec.args[0] = sw.prev_tid;
 		rec.args[1] = sw.next_tid;
 		trace_append(&vm->trace, &rec, NULL);
+		vm->current_tid = sw.next_tid;
 	}
 	sh->switch_tail = tail;
+}
+
+/*
+ * The newest record, without taking it: the event log's exits are no steps
+ * and must leave the ring (stamps, tail) as the next real exit finds it.
+ */
+uint32_t ports_current_tid(struct vm *vm)
+{
+	struct rewind_shared *sh = vm_shared(vm);
+	struct rewind_switch sw;
+	uint32_t head;
+
+	if (!sh)
+		return vm->current_tid;
+	head = __atomic_load_n(&sh->switch_head, __ATOMIC_RELAXED);
+	if (head == sh->switch_tail || head - sh->switch_tail > REWIND_SWITCH_RING)
+		return vm->current_tid;
+	memcpy(&sw, &sh->switches[(head - 1) % REWIND_SWITCH_RING], sizeof(sw));
+	return sw.next_tid;
 }

@@ -64,7 +64,13 @@ enum rewind_port {
 	 * at this block: it stores the countdown, then writes this port (OUTL,
 	 * value ignored) and the VMM preempts it at that exit. (Preempting at
 	 * the read itself would switch threads before the countdown, which all
-	 * the program's threads share, is stored: their blocks would be lost.) */
+	 * the program's threads share, is stored: their blocks would be lost.)
+	 * RSI holds the event's data address (0: none) and RCX what it is:
+	 * a kind in bits 8..15 (1 read, 2 write, 3 atomic read-modify-write,
+	 * 4 synchronisation operation, 5 basic block) and the access size in
+	 * bytes in bits 0..7 (guest/runtime/runtime.h RT_EV_*); the first read
+	 * passes 0 in both. Only the VMM's event log reads them (older
+	 * runtimes leave whatever was there). */
 	REWIND_PORT_COUNTER = REWIND_PORT(9),
 	/* INL from the instrumented runtime: RDI holds a call (enum
 	 * rewind_runtime_call), RSI and RCX its arguments; returns the answer */

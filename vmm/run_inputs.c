@@ -14,6 +14,9 @@
 #include <string.h>
 #include <xxhash.h>
 
+#define RUN_KERNEL_MAX	  ((size_t)64 << 20) /* a bzImage is a few MiB */
+#define RUN_INITRAMFS_MAX ((size_t)1 << 30)
+
 #define RUN_BOOT_SEED 0 /* the kernel RNG's seed at boot, before the keyframe point */
 
 /* Kernel command line: quiet boot; every device and clock comes from the Rewind platform. */
@@ -21,10 +24,12 @@
 
 static int load_kernel(struct run_inputs *in, const char *path)
 {
-	if (file_read_all(path, &in->kernel, &in->kernel_len) < 0) {
+	int rc = file_read_max(path, RUN_KERNEL_MAX, "kernel", &in->kernel, &in->kernel_len);
+
+	if (rc == -ENOENT)
 		rw_err("no guest kernel at %s (build it with `make`, or pass --kernel)", path);
-		return -ENOENT;
-	}
+	if (rc)
+		return rc;
 	if (boot_check_bzimage(in->kernel, in->kernel_len) < 0) {
 		rw_err("%s is not a usable guest kernel", path);
 		return -EINVAL;
@@ -35,10 +40,13 @@ static int load_kernel(struct run_inputs *in, const char *path)
 /* The base image must be a newc cpio archive (what the kernel unpacks). */
 static int load_initrd(struct run_inputs *in, const char *path)
 {
-	if (file_read_all(path, &in->base_initrd, &in->base_initrd_len) < 0) {
+	int rc = file_read_max(path, RUN_INITRAMFS_MAX, "initramfs", &in->base_initrd,
+			       &in->base_initrd_len);
+
+	if (rc == -ENOENT)
 		rw_err("no initramfs at %s (build it with `make`, or pass --initrd)", path);
-		return -ENOENT;
-	}
+	if (rc)
+		return rc;
 	if (in->base_initrd_len < 512 || memcmp(in->base_initrd, "070701", 6) != 0) {
 		rw_err("%s is not an uncompressed newc cpio initramfs (corrupt or wrong file)",
 		       path);

@@ -25,6 +25,9 @@ enum trace_vmm_type {
 	TRACE_PREEMPT = 0x104,	  /* arg1: enum preempt_why; counter mode: arg0: block count,
 				   * arg2: the block's address in the program; preempt-insns:
 				   * arg0: the step counted from, arg2: the landing address */
+	TRACE_INJECT = 0x105,	  /* a step injection applied (stall, resched, timer-late,
+				   * preempt-insns): arg0 kind, arg1 its argument, arg2 its
+				   * index in the schedule sorted by step */
 };
 
 /* Why a TRACE_PREEMPT preempted. */

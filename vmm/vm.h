@@ -63,6 +63,42 @@ struct vm_counter {
 	uint32_t next;	      /* first event injection not applied yet (in vm->schedule) */
 	bool preempt_due;     /* the last read said preempt: the runtime's OUTL comes next */
 	uint32_t threads;     /* pct: thread priorities handed out so far */
+	uint32_t log_left;    /* event log: events the real countdown has left */
+};
+
+/*
+ * The event log (vmm/counter.c): every schedule event of an instrumented
+ * job's run, on request (vm->event_log). A logged run is the same run as an
+ * unlogged one: the same steps, virtual time, injections and trace.
+ */
+struct vm_event {
+	uint64_t index; /* the event's number since the job's runtime started (1, 2, ...) */
+	uint32_t tid;	/* the guest thread that ran it (from the context-switch records) */
+	uint32_t what;	/* kind << 8 | size (vmm/rewind_abi.h), VM_EVENT_LANDED_* */
+	uint64_t pc;	/* the code address of the event */
+	uint64_t addr;	/* the data address (0: none) */
+	uint64_t value; /* the first min(size, 8) bytes at addr before the access; 0 if unmapped */
+	uint64_t after; /* VM_EVENT_AFTER: the same bytes when its thread's next event came (the
+			 * access had happened: a store's value, a landed load's) */
+};
+
+/*
+ * Set in a vm_event's `what` where a preemption or a priority change landed,
+ * before the event: its access happened when the thread ran again, after
+ * the events logged next up to that thread's next one (value is as of the
+ * landing).
+ */
+#define VM_EVENT_LANDED_PREEMPT	 (1u << 16)
+#define VM_EVENT_LANDED_PRIORITY (1u << 17)
+#define VM_EVENT_AFTER		 (1u << 18) /* `after` is known */
+#define VM_EVENT_THREADS	 64	    /* threads whose last event a log remembers */
+
+struct vm_event_log {
+	struct vm_event *at; /* cap entries, the caller's */
+	uint32_t cap, count;
+	uint64_t dropped; /* events past cap, not logged */
+	/* each thread's last logged event, whose `after` its next event fills in */
+	uint32_t last_tid[VM_EVENT_THREADS], last_at[VM_EVENT_THREADS], threads;
 };
 
 /*
@@ -77,6 +113,8 @@ struct vm_feedback {
 	uint8_t seen[REWIND_FEEDBACK_BYTES];
 	bool any; /* some bit of seen is set */
 };
+
+struct user_context;
 
 struct vm {
 	struct kvm_machine km;
@@ -97,6 +135,9 @@ struct vm {
 	uint32_t schedule_next; /* first injection not applied yet */
 	uint64_t timer_late_ns; /* the next timer fires this much late */
 	uint64_t injected;	/* injections applied so far */
+	/* explaining a failure: where each step injection landed (NULL: not asked) */
+	struct user_context *landings;
+	uint32_t landing_cap, landing_count;
 	struct vm_counter counter;
 	struct vm_feedback feedback;
 	/* preempt-insns (vmm/single_step.c) */
@@ -108,6 +149,10 @@ struct vm {
 	uint64_t stray_debug_exits; /* debug exits after stepping ended (ignored) */
 	uint64_t progress;	    /* exits of any kind: what the watchdog watches */
 	char detail[256];	    /* human-readable outcome detail */
+
+	/* the event log (vmm/counter.c): NULL, or every schedule event goes there */
+	struct vm_event_log *event_log;
+	uint32_t current_tid; /* the thread the newest context-switch record switched to */
 };
 
 /* Creates the KVM machine (RAM, APIC, vCPU, CPU model). */
@@ -142,6 +187,9 @@ struct rewind_shared *vm_shared(struct vm *vm);
 /* Takes the context switches the guest recorded since the last exit (vmm/ports.c). */
 void ports_take_switches(struct vm *vm);
 
+/* The thread running now: the newest context-switch record, taken or not (vmm/ports.c). */
+uint32_t ports_current_tid(struct vm *vm);
+
 /* Sets the injections of the next execution (sorted, kept by the caller; NULL: none). */
 void inject_set_schedule(struct vm *vm, const struct schedule *s);
 
@@ -157,6 +205,16 @@ void single_step_check(struct vm *vm);
 
 /* The instrumented job's counter ran down (or starts): returns its next countdown. */
 uint32_t counter_read(struct vm *vm);
+
+/*
+ * Event log: a counter read at an event before the real countdown runs out
+ * logs the event and answers 1 in *answer; the exit is no step and moves
+ * nothing else. False for any other read (counter_read handles it).
+ */
+bool counter_read_unseen(struct vm *vm, uint32_t *answer);
+
+/* An event's `what` as a name: "read4", "write8", "atomic4", "sync", "block" ("?": unknown). */
+void vm_event_name(uint32_t what, char *name, size_t len);
 
 /* The runtime stored its countdown and asks for the preemption the last read announced. */
 void counter_preempt(struct vm *vm);

@@ -29,14 +29,18 @@ static int counting; /* the VMM counts this program's events */
 
 void __sanitizer_cov_trace_pc(void);
 
-/* The next countdown and its flags; 0 means "stop counting" (steps mode). */
-static uint32_t read_counter(uintptr_t pc)
+/*
+ * The next countdown and its flags; 0 means "stop counting" (steps mode).
+ * The event's code address goes in RDI, its data address in RSI and what
+ * it is (RT_EV_*) in RCX: the port itself needs DX.
+ */
+static uint32_t read_counter(uintptr_t pc, uintptr_t addr, uint32_t what)
 {
 	uint32_t next;
 
 	__asm__ volatile("inl %w1, %0"
 			 : "=a"(next)
-			 : "Nd"((uint16_t)REWIND_PORT_COUNTER), "D"(pc)
+			 : "Nd"((uint16_t)REWIND_PORT_COUNTER), "D"(pc), "S"(addr), "c"(what)
 			 : "memory");
 	return next;
 }
@@ -64,10 +68,10 @@ void rt_set_priority(uint32_t prio)
 }
 
 /*
- * The countdown ran down at the event at pc. The countdown is stored first:
- * the other threads run on it when this one loses the CPU.
+ * The countdown ran down at the event at pc on addr. The countdown is stored
+ * first: the other threads run on it when this one loses the CPU.
  */
-__attribute__((noinline)) void rt_countdown_expired(uintptr_t pc)
+__attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what)
 {
 	uint32_t next, prio;
 
@@ -75,7 +79,7 @@ __attribute__((noinline)) void rt_countdown_expired(uintptr_t pc)
 		rt_countdown = UINT32_MAX;
 		return;
 	}
-	next = read_counter(pc);
+	next = read_counter(pc, addr, what);
 	if (next == 0) {
 		counting = 0;
 		rt_countdown = UINT32_MAX;
@@ -94,7 +98,7 @@ __attribute__((noinline)) void rt_countdown_expired(uintptr_t pc)
 
 void __sanitizer_cov_trace_pc(void)
 {
-	rt_event(RT_CALLER());
+	rt_event(RT_CALLER(), 0, RT_EV_BLOCK);
 }
 
 static int under_rewind(void)
@@ -125,7 +129,7 @@ __attribute__((constructor(101))) static void runtime_start(void)
 		rt_set_priority(prio);
 	rt_feedback_register();
 	counting = 1;
-	rt_countdown_expired(0);
+	rt_countdown_expired(0, 0, 0); /* no event: the start */
 }
 
 /* The program exits normally: the VMM takes the feedback while it still can. */

@@ -14,14 +14,33 @@
 /* Events left before the next REWIND_PORT_COUNTER read; all threads share it. */
 extern uint32_t rt_countdown;
 
-/* The countdown ran out at the event at pc (counter.c). */
-void rt_countdown_expired(uintptr_t pc);
+/*
+ * What an event is, passed to the VMM beside its address (REWIND_PORT_COUNTER,
+ * vmm/rewind_abi.h): a kind in bits 8..15, the access size in bytes in bits
+ * 0..7 (0 for a synchronisation operation or a basic block). Only the VMM's
+ * event log reads it (rewind-harness --event-log).
+ */
+#define RT_EV_SIZE_MASK 0xffu
+#define RT_EV_READ	(1u << 8) /* a load (an atomic load too) */
+#define RT_EV_WRITE	(2u << 8) /* a store (an atomic store too) */
+#define RT_EV_ATOMIC	(3u << 8) /* an atomic read-modify-write */
+#define RT_EV_SYNC	(4u << 8) /* a lock, unlock, condition-variable or thread operation */
+#define RT_EV_BLOCK	(5u << 8) /* a basic block of a trace-pc build */
 
-/* One schedule event at pc: a preemption or a priority change may land here, before it. */
-static inline void rt_event(uintptr_t pc)
+/* An access's size as the low bits of `what` (a range counts as its first 255 bytes). */
+#define RT_EV_SIZE(n) ((n) < RT_EV_SIZE_MASK ? (uint32_t)(n) : RT_EV_SIZE_MASK)
+
+/* The countdown ran out at the event at pc on addr (counter.c). */
+void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what);
+
+/*
+ * One schedule event at pc on addr (0: none), what it is in `what`
+ * (RT_EV_*): a preemption or a priority change may land here, before it.
+ */
+static inline void rt_event(uintptr_t pc, uintptr_t addr, uint32_t what)
 {
 	if (__builtin_expect(--rt_countdown == 0, 0))
-		rt_countdown_expired(pc);
+		rt_countdown_expired(pc, addr, what);
 }
 
 /* Whether the program runs under Rewind with access to the runtime's ports. */

@@ -41,7 +41,7 @@ int REAL(pthread_spin_unlock)(pthread_spinlock_t *l);
 /* The operation at pc on the object at obj: an event, and a read (and write) of obj. */
 static void sync_event(uintptr_t pc, const volatile void *obj, int writes)
 {
-	rt_event(pc);
+	rt_event(pc, (uintptr_t)obj, RT_EV_SYNC);
 	rt_feedback_load(pc, (uintptr_t)obj);
 	if (writes)
 		rt_feedback_store(pc, (uintptr_t)obj);
@@ -58,7 +58,7 @@ static int locked(uintptr_t pc, const volatile void *lock, int rc)
 
 static int unlocking(uintptr_t pc, const volatile void *lock)
 {
-	rt_event(pc);
+	rt_event(pc, (uintptr_t)lock, RT_EV_SYNC);
 	rt_feedback_store(pc, (uintptr_t)lock);
 	rt_feedback_unlock((uintptr_t)lock);
 	return 0;
@@ -128,7 +128,7 @@ int WRAP(pthread_cond_broadcast)(pthread_cond_t *c)
 int WRAP(pthread_join)(pthread_t t, void **ret);
 int WRAP(pthread_join)(pthread_t t, void **ret)
 {
-	rt_event(RT_CALLER());
+	rt_event(RT_CALLER(), 0, RT_EV_SYNC);
 	return REAL(pthread_join)(t, ret);
 }
 
@@ -155,7 +155,7 @@ int WRAP(pthread_create)(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(v
 	pthread_attr_t own;
 	uint32_t prio;
 
-	rt_event(RT_CALLER());
+	rt_event(RT_CALLER(), 0, RT_EV_SYNC);
 	prio = rt_call(REWIND_RT_THREAD_PRIORITY, 0, 0);
 	if (prio)
 		attr = with_priority(attr, &own, prio);

@@ -12,44 +12,44 @@
 
 #include <stddef.h>
 
-/* A plain access at pc (before it happens). */
-static inline void access_at(uintptr_t pc, const volatile void *addr, int store)
+/* A plain access of size bytes at pc (before it happens). */
+static inline void access_at(uintptr_t pc, const volatile void *addr, int store, unsigned long size)
 {
 	uintptr_t a = (uintptr_t)addr;
 
 	if (rt_on_own_stack(a))
 		return;
-	rt_event(pc);
+	rt_event(pc, a, (store ? RT_EV_WRITE : RT_EV_READ) | RT_EV_SIZE(size));
 	if (store)
 		rt_feedback_store(pc, a);
 	else
 		rt_feedback_load(pc, a);
 }
 
-/* An atomic read-modify-write at pc: it reads (what it read from) and writes. */
-static inline void rmw_at(uintptr_t pc, const volatile void *addr)
+/* An atomic read-modify-write of size bytes at pc: it reads (what it read from) and writes. */
+static inline void rmw_at(uintptr_t pc, const volatile void *addr, unsigned long size)
 {
 	uintptr_t a = (uintptr_t)addr;
 
 	if (rt_on_own_stack(a))
 		return;
-	rt_event(pc);
+	rt_event(pc, a, RT_EV_ATOMIC | RT_EV_SIZE(size));
 	rt_feedback_load(pc, a);
 	rt_feedback_store(pc, a);
 }
 
-#define PLAIN_ACCESS(name, store)                                                                  \
+#define PLAIN_ACCESS(name, store, size)                                                            \
 	void name(void *addr);                                                                     \
 	void name(void *addr)                                                                      \
 	{                                                                                          \
-		access_at(RT_CALLER(), addr, store);                                               \
+		access_at(RT_CALLER(), addr, store, size);                                         \
 	}
 #define PLAIN_SIZES(prefix, store)                                                                 \
-	PLAIN_ACCESS(prefix##1, store)                                                             \
-	PLAIN_ACCESS(prefix##2, store)                                                             \
-	PLAIN_ACCESS(prefix##4, store)                                                             \
-	PLAIN_ACCESS(prefix##8, store)                                                             \
-	PLAIN_ACCESS(prefix##16, store)
+	PLAIN_ACCESS(prefix##1, store, 1)                                                          \
+	PLAIN_ACCESS(prefix##2, store, 2)                                                          \
+	PLAIN_ACCESS(prefix##4, store, 4)                                                          \
+	PLAIN_ACCESS(prefix##8, store, 8)                                                          \
+	PLAIN_ACCESS(prefix##16, store, 16)
 
 PLAIN_SIZES(__tsan_read, 0)
 PLAIN_SIZES(__tsan_write, 1)
@@ -62,14 +62,14 @@ void __tsan_read_range(void *addr, unsigned long size);
 void __tsan_read_range(void *addr, unsigned long size)
 {
 	if (size)
-		access_at(RT_CALLER(), addr, 0);
+		access_at(RT_CALLER(), addr, 0, size);
 }
 
 void __tsan_write_range(void *addr, unsigned long size);
 void __tsan_write_range(void *addr, unsigned long size)
 {
 	if (size)
-		access_at(RT_CALLER(), addr, 1);
+		access_at(RT_CALLER(), addr, 1, size);
 }
 
 /* C++ virtual calls: the vtable pointer is an ordinary shared word. */
@@ -77,13 +77,13 @@ void __tsan_vptr_update(void **vptr, void *value);
 void __tsan_vptr_update(void **vptr, void *value)
 {
 	(void)value;
-	access_at(RT_CALLER(), vptr, 1);
+	access_at(RT_CALLER(), vptr, 1, sizeof(*vptr));
 }
 
 void __tsan_vptr_read(void **vptr);
 void __tsan_vptr_read(void **vptr)
 {
-	access_at(RT_CALLER(), vptr, 0);
+	access_at(RT_CALLER(), vptr, 0, sizeof(*vptr));
 }
 
 /* Nothing to do: the runtime starts in its own constructor. */
@@ -111,14 +111,14 @@ void __tsan_func_exit(void)
 	T __tsan_atomic##n##_load(const volatile T *a, int mo)                                     \
 	{                                                                                          \
 		(void)mo;                                                                          \
-		access_at(RT_CALLER(), a, 0);                                                      \
+		access_at(RT_CALLER(), a, 0, sizeof(T));                                           \
 		return __atomic_load_n(a, SC);                                                     \
 	}                                                                                          \
 	void __tsan_atomic##n##_store(volatile T *a, T v, int mo);                                 \
 	void __tsan_atomic##n##_store(volatile T *a, T v, int mo)                                  \
 	{                                                                                          \
 		(void)mo;                                                                          \
-		access_at(RT_CALLER(), a, 1);                                                      \
+		access_at(RT_CALLER(), a, 1, sizeof(T));                                           \
 		__atomic_store_n(a, v, SC);                                                        \
 	}                                                                                          \
 	RMW(n, T, exchange, __atomic_exchange_n)                                                   \
@@ -135,7 +135,7 @@ void __tsan_func_exit(void)
 	{                                                                                          \
 		(void)mo;                                                                          \
 		(void)fmo;                                                                         \
-		rmw_at(RT_CALLER(), a);                                                            \
+		rmw_at(RT_CALLER(), a, sizeof(T));                                                 \
 		__atomic_compare_exchange_n(a, &c, v, 0, SC, SC);                                  \
 		return c;                                                                          \
 	}
@@ -145,7 +145,7 @@ void __tsan_func_exit(void)
 	T __tsan_atomic##n##_##op(volatile T *a, T v, int mo)                                      \
 	{                                                                                          \
 		(void)mo;                                                                          \
-		rmw_at(RT_CALLER(), a);                                                            \
+		rmw_at(RT_CALLER(), a, sizeof(T));                                                 \
 		return builtin(a, v, SC);                                                          \
 	}
 
@@ -155,7 +155,7 @@ void __tsan_func_exit(void)
 	{                                                                                          \
 		(void)mo;                                                                          \
 		(void)fmo;                                                                         \
-		rmw_at(RT_CALLER(), a);                                                            \
+		rmw_at(RT_CALLER(), a, sizeof(T));                                                 \
 		return __atomic_compare_exchange_n(a, c, v, weak, SC, SC);                         \
 	}
 

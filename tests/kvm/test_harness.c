@@ -31,42 +31,11 @@
 #define DIR	    "build/test-harness"
 #define ERR_FILE    DIR "/stderr.txt"
 
+#include "tests/kvm/shell.h"
+
 /* The ledger's teller deposit at t = 40 ms journals at this step; a stall of
  * more than 10 ms there loses the auditor's deposit (see guest/ledger.c). */
 #define LOST_UPDATE_STEP 21
-
-struct run {
-	int status;
-	char out[16384], err[16384];
-};
-
-static void sh(const char *cmd, struct run *r)
-{
-	char full[9000];
-	FILE *p, *e;
-	int raw;
-	size_t n;
-
-	snprintf(full, sizeof(full), "mkdir -p " DIR " && { %s; } 2>" ERR_FILE, cmd);
-	p = popen(full, "r");
-	assert_non_null(p);
-	n = fread(r->out, 1, sizeof(r->out) - 1, p);
-	r->out[n] = '\0';
-	raw = pclose(p);
-	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-	e = fopen(ERR_FILE, "r");
-	assert_non_null(e);
-	r->err[fread(r->err, 1, sizeof(r->err) - 1, e)] = '\0';
-	fclose(e);
-}
-
-static struct run *new_run(void)
-{
-	static struct run runs[4];
-	static unsigned int next;
-
-	return memset(&runs[next++ % 4], 0, sizeof(runs[0]));
-}
 
 static void expect_status(const struct run *r, int status, const char *in_err)
 {
@@ -214,7 +183,7 @@ static void test_bad_files_are_refused_clearly(void **state)
 	/* a raw input is what afl-fuzz ran: replayed as the harness decoded it */
 	sh("printf 'RWSI\\001\\000\\000\\000' >" DIR "/short && " HARNESS " --replay " DIR "/short",
 	   r);
-	expect_status(r, 0,
+	expect_status(r, 1,
 		      "short is not in the documented input format (offset 8: input ends "
 		      "inside the 16-byte header); replaying it decoded");
 	sh(HARNESS " --replay " DIR "/no-such-file", r);
@@ -428,24 +397,13 @@ static uint64_t tally_landing(unsigned int insns, struct run *r)
 	return pc[0];
 }
 
-/*
- * A single-step offset on an uninstrumented binary lands at one exact
- * instruction: counts 1..30 after the worker's announcement, all run in one
- * afl-showmap process. Some land between the worker's load and store of
- * the tally and lose the updates, the others do not. The first failing
- * count fails on every run at the same address of count(), and one
- * instruction earlier lands elsewhere and passes; the artifact replays
- * exactly.
- */
-static void test_single_step_preemption_lands_exactly(void **state)
+/* Runs /bin/tally with preempt-insns 1..30 after the worker's announcement, in one
+ * afl-showmap process; the failures' artifacts go to DIR/insns-art. */
+static void scan_tally_offsets(void)
 {
-	struct run *r = new_run(), *a = new_run(), *b = new_run();
-	unsigned int insns[TALLY_MAX_INSNS], first = TALLY_MAX_INSNS;
-	char inj[128], path[128], function[128];
-	uint64_t pc_a, pc_b, pc_before;
-	size_t failing;
+	struct run *r = new_run();
+	char inj[128], path[128];
 
-	(void)state;
 	sh("rm -rf " DIR "/insns " DIR "/insns-in " DIR "/insns-art && mkdir -p " DIR "/insns " DIR
 	   "/insns-in",
 	   r);
@@ -461,6 +419,27 @@ static void test_single_step_preemption_lands_exactly(void **state)
 	   "/insns-art @@ -- /bin/tally >/dev/null; ls " DIR "/insns-maps | wc -l",
 	   r);
 	assert_int_equal(strtol(r->out, NULL, 10), TALLY_MAX_INSNS); /* every input ran */
+}
+
+/*
+ * A single-step offset on an uninstrumented binary lands at one exact
+ * instruction: counts 1..30 after the worker's announcement, all run in one
+ * afl-showmap process. Some land between the worker's load and store of
+ * the tally and lose the updates, the others do not. The first failing
+ * count fails on every run at the same address of count(), and one
+ * instruction earlier lands elsewhere and passes; the artifact replays
+ * exactly.
+ */
+static void test_single_step_preemption_lands_exactly(void **state)
+{
+	struct run *r = new_run(), *a = new_run(), *b = new_run();
+	unsigned int insns[TALLY_MAX_INSNS], first = TALLY_MAX_INSNS;
+	char function[128];
+	uint64_t pc_a, pc_b, pc_before;
+	size_t failing;
+
+	(void)state;
+	scan_tally_offsets();
 	failing = failing_insns(DIR "/insns-art", insns, TALLY_MAX_INSNS);
 	for (size_t i = 0; i < failing; i++)
 		first = insns[i] < first ? insns[i] : first;
@@ -540,11 +519,13 @@ static void test_every_mode_repeats_exactly_across_20_runs(void **state)
 		snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --repeat 20%s", path,
 			 cases[i].command);
 		sh(cmd, r);
-		expect_status(r, 0, "replay identical (same outcome and trace every time, 20 runs");
+		/* a passing input repeats too, but "does not reproduce" a failure: status 1 */
+		expect_status(r, strstr(r->err, "does not reproduce: the input passes") ? 1 : 0,
+			      "replay identical (same outcome and trace every time, 20 runs");
 		snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --repeat 1%s", path,
 			 cases[i].command);
 		sh(cmd, again);
-		expect_status(again, 0, "replay identical");
+		expect_status(again, r->status, "replay identical");
 		replay_trace_of(r, first);
 		replay_trace_of(again, second);
 		print_message("%s mode: 20 runs, then a fresh boot: trace %s, %s\n", cases[i].mode,
@@ -936,7 +917,9 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 	double execs, per_sec, stability;
 
 	(void)state;
-	sh("REWIND_HARNESS=" HARNESS_AFL " harness/rewind-fuzz --seconds 300 --out " DIR "/afl", r);
+	sh("rm -rf " DIR "/afl && REWIND_HARNESS=" HARNESS_AFL
+	   " harness/rewind-fuzz --seconds 300 --out " DIR "/afl",
+	   r);
 	expect_status(r, 0, "replay identical");
 	sh("cat " DIR "/afl/default/fuzzer_stats", t);
 	execs = stat_of(t->out, "execs_done");
@@ -982,9 +965,10 @@ static void afl_finds(const char *corpus, const char *command, int seconds, cons
 	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd),
-		 "REWIND_HARNESS=" HARNESS_AFL " harness/rewind-fuzz --seconds %d --corpus "
-		 "corpus/%s --out " DIR "/afl-%s -- -- %s",
-		 seconds, corpus, name, command);
+		 "rm -rf " DIR "/afl-%s && REWIND_HARNESS=" HARNESS_AFL
+		 " harness/rewind-fuzz --seconds %d --corpus corpus/%s --out " DIR
+		 "/afl-%s -- -- %s",
+		 name, seconds, corpus, name, command);
 	sh(cmd, r);
 	expect_status(r, 0, "replay identical");
 	assert_non_null(strstr(r->out, said));
@@ -1083,6 +1067,243 @@ static void test_afl_fuzz_finds_a_lost_update_by_single_stepping(void **state)
 	afl_finds("ledger", "/bin/tally", 600, "tally: lost ");
 }
 
+/* --- explaining a failure, honest replay, untrusted artifacts, bundles ----- */
+
+/* Runs --explain on path (with extra options); its text on stdout. */
+static void explain(const char *path, const char *extra, struct run *r)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), HARNESS " --explain %s%s", path, extra);
+	sh(cmd, r);
+	print_message("%s", r->out);
+	expect_status(r, 0, NULL);
+}
+
+static void expect_out(const struct run *r, const char *want)
+{
+	if (!strstr(r->out, want))
+		fail_msg("no '%s' in the explanation:\n%s\nstderr:\n%s", want, r->out, r->err);
+}
+
+/*
+ * The ledger's lost update, found with two injections that do not matter
+ * around the stall that does: --explain keeps only the stall, shrinks it,
+ * names the teller (the main thread) and the deposit it was stalled in,
+ * and gives the window of steps where the stall still loses the update.
+ */
+static void test_explain_names_the_stalled_deposit(void **state)
+{
+	struct run *r = new_run(), *replay = new_run();
+	char artifact[512], inj[256], cmd[1024];
+
+	(void)state;
+	snprintf(inj, sizeof(inj),
+		 "{\"step\":5,\"kind\":\"resched\"},{\"step\":%d,\"kind\":\"stall\",\"us\":30000},"
+		 "{\"step\":30,\"kind\":\"timer-late\",\"us\":40}",
+		 LOST_UPDATE_STEP);
+	write_input(DIR "/explain-ledger", inj);
+	sh("rm -rf " DIR "/explain-art && " HARNESS " --artifacts " DIR "/explain-art " DIR
+	   "/explain-ledger >/dev/null; ls " DIR "/explain-art/signal-*.json",
+	   r);
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	explain(artifact, "", r);
+	expect_out(r, "Minimal schedule: 1 injection (the input had 3)");
+	expect_out(r, "[0] stall ");
+	expect_out(r, "hit thread 1 (tid ");
+	expect_out(r, "the main thread of /bin/ledger");
+	expect_out(r, "deposit (guest/ledger.c:");
+	expect_out(r, "its last output: \"teller: ");
+	expect_out(r, "meanwhile thread 2 (tid ");
+	expect_out(r, "The deciding window");
+	expect_out(r, "the job passes");
+	expect_out(r, "The context switches that differ");
+	expect_out(r, "Timeline of the job's threads");
+	expect_out(r, ">> stall ");
+	/* the minimised schedule is an artifact that replays exactly */
+	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s.min.json", artifact);
+	sh(cmd, replay);
+	expect_status(replay, 0, "replay identical");
+	snprintf(cmd, sizeof(cmd), "grep -c '\"landings\"' %s.explain.json", artifact);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+}
+
+/* A preempt-insns landing in the plain /bin/tally is named by its function, count(). */
+static void test_explain_names_count_in_tally(void **state)
+{
+	struct run *r = new_run();
+	char artifact[512];
+
+	(void)state;
+	sh("ls " DIR "/insns-art/signal-*.json 2>/dev/null | head -n 1", r);
+	if (!r->out[0]) {
+		scan_tally_offsets();
+		sh("ls " DIR "/insns-art/signal-*.json | head -n 1", r);
+	}
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	explain(artifact, " -o " DIR "/tally.explain.json", r);
+	expect_out(r, "preempt-insns ");
+	expect_out(r, "in count (guest/tally.c:");
+	expect_out(r, "The deciding window");
+}
+
+/*
+ * An instrumented lost update (pct mode, one demotion): the two accesses
+ * to the counter whose order decides, both in lost_update.c.
+ */
+static void test_explain_names_the_racing_pair(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	write_pct_input(DIR "/explain-pct", "{\"thread\":1,\"kind\":\"priority\",\"priority\":90},"
+					    "{\"thread\":2,\"kind\":\"priority\",\"priority\":50},"
+					    "{\"position\":1073741825,\"kind\":\"demote\","
+					    "\"priority\":2}");
+	explain(DIR "/explain-pct", " -- /tests/lost_update", r);
+	expect_out(r, "Racing pair (the order of these two accesses decides):");
+	expect_out(r, "the load:  thread 2 (tid ");
+	expect_out(r, "the store: thread 3 (tid ");
+	expect_out(r, "reads 0x");
+	expect_out(r, "writes 0x");
+	expect_out(r, "in worker (guest/tests/lost_update.c:");
+	expect_out(r, "in the failing run the store comes after the load");
+	expect_out(r, "demote to priority 2");
+}
+
+/*
+ * Replay says whether a failure reproduces: a raw input that passes does
+ * not; an artifact replayed with its job changed (the program replaced)
+ * says what changed and no longer fails; --expect-fixed turns that into
+ * success, and fails while the bug is still there.
+ */
+static void test_replay_is_honest(void **state)
+{
+	struct run *r = new_run();
+	char artifact[512], cmd[1024];
+
+	(void)state;
+	sh(HARNESS " --replay corpus/ledger/empty", r);
+	expect_status(r, 1, "does not reproduce: the input passes");
+	sh(HARNESS " --replay corpus/ledger/empty --expect-fixed", r);
+	expect_status(r, 0, "fixed: the failure is gone");
+	find_lost_update(artifact, sizeof(artifact));
+	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --add build/guest/bin/true:/bin/ledger",
+		 artifact);
+	sh(cmd, r);
+	expect_status(r, 1, "does not reproduce with the changed job: outcome pass");
+	assert_non_null(strstr(r->err, "replaying with the artifact's job changed: --add "
+				       "build/guest/bin/true:/bin/ledger"));
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --replay %s --expect-fixed --add build/guest/bin/true:/bin/ledger",
+		 artifact);
+	sh(cmd, r);
+	expect_status(r, 0, "fixed: the failure is gone");
+	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --expect-fixed", artifact);
+	sh(cmd, r);
+	expect_status(r, 1, "still fails: signal");
+	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --stuck-ms 3000", artifact);
+	sh(cmd, r);
+	expect_status(r, 0, "reproduces with the changed job: signal");
+}
+
+/* Writes a copy of the artifact with one sed edit and replays it; returns the run. */
+static void replay_edited(const char *artifact, const char *sed, const char *extra, struct run *r)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e '%s' %s >" DIR "/crafted.json && " HARNESS " --replay " DIR
+		 "/crafted.json%s",
+		 sed, artifact, extra);
+	sh(cmd, r);
+}
+
+/*
+ * A crafted artifact cannot make a replay read host files: an added file
+ * named by a host path is refused with the way out, and nothing of it is
+ * printed; a kernel path is not opened (this checkout's is used); a FIFO
+ * or an 8 GiB sparse file as the kernel fails at once, even when trusted;
+ * numbers out of range are refused with the field named.
+ */
+static void test_crafted_artifacts_are_refused(void **state)
+{
+	struct run *r = new_run();
+	char artifact[512];
+
+	(void)state;
+	find_lost_update(artifact, sizeof(artifact));
+	/* the FIFO in /tmp: the checkout may be on a file system without FIFOs (9p) */
+	sh("rm -f /tmp/rewind-test-fifo " DIR "/sparse && mkfifo /tmp/rewind-test-fifo && "
+	   "truncate -s 8G " DIR "/sparse",
+	   r);
+	expect_status(r, 0, NULL);
+	replay_edited(artifact,
+		      "s|\"add\":[[:space:]]*\\[\\]|\"add\": [\"/etc/passwd:/bin/secret\"]|; "
+		      "s|\"/bin/ledger\"|\"/bin/cat\", \"/bin/secret\"|",
+		      "", r);
+	expect_status(r, 2, "which an untrusted artifact may not make this replay read");
+	assert_null(strstr(r->out, "root:"));
+	assert_non_null(strstr(r->err, "--add FILE:/bin/secret"));
+	replay_edited(artifact,
+		      "s|\"kernel\":[[:space:]]*\"[^\"]*\"|\"kernel\": \"/tmp/rewind-test-fifo\"|",
+		      "", r);
+	expect_status(r, 0, "not reading the artifact's kernel");
+	replay_edited(artifact,
+		      "s|\"kernel\":[[:space:]]*\"[^\"]*\"|\"kernel\": \"/tmp/rewind-test-fifo\"|",
+		      " --trust", r);
+	expect_status(r, 64, "is a FIFO, not a regular file");
+	sh(HARNESS " --kernel " DIR "/sparse corpus/ledger/empty", r);
+	expect_status(r, 64, "more than the 64 MiB a kernel may be");
+	replay_edited(artifact, "s|\"version\":[[:space:]]*[0-9]*|\"version\": 1.9|", "", r);
+	expect_status(r, 2, "\"version\" must be an integer");
+	replay_edited(artifact, "s|\"step\":[[:space:]]*[0-9]*|\"step\": -5|", "", r);
+	expect_status(r, 2, "must be an integer in");
+	replay_edited(artifact, "s|\"abi_version\":[[:space:]]*[0-9]*|\"abi_version\": 1e300|", "",
+		      r);
+	expect_status(r, 2, "\"abi_version\" must be an integer");
+}
+
+/*
+ * A crash bundle carries what the replay needs: made from an artifact whose
+ * job adds a file, it replays identically with another copy of the harness
+ * in another directory, after the added file and the artifact are gone.
+ */
+static void test_bundle_replays_in_another_directory(void **state)
+{
+	struct run *r = new_run();
+	char inj[128], cmd[2048], artifact[512];
+
+	(void)state;
+	snprintf(inj, sizeof(inj), "{\"step\":%d,\"kind\":\"stall\",\"us\":15000}",
+		 LOST_UPDATE_STEP);
+	write_input(DIR "/bundle-in", inj);
+	sh("rm -rf " DIR "/bundle-art " DIR "/bundle " DIR "/elsewhere " DIR "/moved && cp "
+	   "build/guest/bin/ledger " DIR "/myledger && " HARNESS " --artifacts " DIR
+	   "/bundle-art --add " DIR "/myledger:/bin/myledger " DIR
+	   "/bundle-in -- /bin/myledger >/dev/null; ls " DIR "/bundle-art/signal-*.json",
+	   r);
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	snprintf(cmd, sizeof(cmd), HARNESS " --bundle %s -o " DIR "/bundle", artifact);
+	sh(cmd, r);
+	expect_status(r, 2, "which an untrusted artifact may not make this replay read");
+	sh("a=$(ls " DIR "/bundle-art/signal-*.json) && " HARNESS " --bundle \"$a\" --trust -o " DIR
+	   "/bundle",
+	   r);
+	expect_status(r, 0, "bundle " DIR "/bundle written");
+	/* another harness, elsewhere: no build/guest beside it, nothing of the first run */
+	sh("mkdir -p " DIR "/elsewhere/bin && cp " HARNESS " " DIR "/elsewhere/bin/ && mv " DIR
+	   "/bundle " DIR "/moved && rm -rf " DIR "/myledger " DIR "/bundle-art && cd " DIR
+	   "/elsewhere && bin/rewind-harness-asan --replay ../moved",
+	   r);
+	expect_status(r, 0, "replay identical (outcome, step and trace as in the artifact");
+	assert_non_null(strstr(r->out, "ledger: lost update"));
+	/* a damaged bundle says which file */
+	sh("printf x >>" DIR "/moved/kernel && " HARNESS " --replay " DIR "/moved", r);
+	expect_status(r, 2, "the bundle's " DIR "/moved/kernel is damaged");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1103,6 +1324,12 @@ int main(void)
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),
 		cmocka_unit_test(test_artifact_write_failure_loses_nothing),
+		cmocka_unit_test(test_explain_names_the_stalled_deposit),
+		cmocka_unit_test(test_explain_names_count_in_tally),
+		cmocka_unit_test(test_explain_names_the_racing_pair),
+		cmocka_unit_test(test_replay_is_honest),
+		cmocka_unit_test(test_crafted_artifacts_are_refused),
+		cmocka_unit_test(test_bundle_replays_in_another_directory),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_cxx_bug),

@@ -3,9 +3,12 @@
 #include "tests/unit/newc_reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,6 +138,131 @@ static void test_bad_specs_are_refused(void **state)
 	initramfs_free(&fs);
 }
 
+/* A scratch directory for the files these tests turn into FIFOs and giants. */
+static char *scratch_dir(void)
+{
+	static char dir[512];
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/rewind-initramfs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	return dir;
+}
+
+/* Redirects stderr into a file until captured_text() gives back what was printed. */
+static FILE *capture_stderr(int *saved)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	fflush(stderr);
+	*saved = dup(STDERR_FILENO);
+	assert_true(*saved >= 0);
+	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+	alarm(60); /* a read that blocks is killed: a failure, not a hang */
+	return f;
+}
+
+static const char *captured_text(FILE *f, int saved)
+{
+	static char text[2048];
+	size_t n;
+
+	alarm(0);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+static void assert_said(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("printed \"%s\", wanted \"%s\"", text, want);
+}
+
+static void test_fifo_added_file_is_refused(void **state)
+{
+	struct initramfs fs = {0};
+	char *dir = scratch_dir(), fifo[600], spec[700], want[800];
+	int saved;
+	FILE *err;
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/pipe", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(spec, sizeof(spec), "%s:/bin/pipe", fifo);
+	err = capture_stderr(&saved);
+	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, spec), -ENOENT);
+	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, "/dev/zero:/bin/zero"), -ENOENT);
+	snprintf(want, sizeof(want), "cannot add %s: it is a FIFO, not a regular file", fifo);
+	assert_said(captured_text(err, saved), want);
+	assert_int_equal(fs.count, 0);
+	assert_int_equal(unlink(fifo), 0);
+	assert_int_equal(rmdir(dir), 0);
+	initramfs_free(&fs);
+}
+
+/* A file that becomes a FIFO after it was added is refused when written, without blocking. */
+static void test_file_replaced_by_fifo_is_refused(void **state)
+{
+	struct initramfs fs = {0};
+	char *dir = scratch_dir(), path[600], spec[700], want[800];
+	FILE *out = fopen("/dev/null", "w"), *err;
+	int saved, fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tool", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "tool", 4), 4);
+	assert_int_equal(close(fd), 0);
+	snprintf(spec, sizeof(spec), "%s:/bin/tool", path);
+	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, spec), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	err = capture_stderr(&saved);
+	assert_int_equal(initramfs_write(&fs, out), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "the added file %s is a FIFO, not a regular file: refusing to read it", path);
+	assert_said(captured_text(err, saved), want);
+	fclose(out);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	initramfs_free(&fs);
+}
+
+/* An added file over 512 MiB (a sparse one here) is refused without being read. */
+static void test_huge_added_file_is_refused(void **state)
+{
+	struct initramfs fs = {0};
+	char *dir = scratch_dir(), path[600], spec[700], want[800];
+	FILE *out = fopen("/dev/null", "w"), *err;
+	int saved, fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/giant", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)513 << 20), 0);
+	assert_int_equal(close(fd), 0);
+	snprintf(spec, sizeof(spec), "%s:/giant", path);
+	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, spec), 0);
+	err = capture_stderr(&saved);
+	assert_int_equal(initramfs_write(&fs, out), -EFBIG);
+	snprintf(want, sizeof(want),
+		 "the added file %s is 513 MiB, more than the 512 MiB an added file may be", path);
+	assert_said(captured_text(err, saved), want);
+	fclose(out);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	initramfs_free(&fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +270,9 @@ int main(void)
 		cmocka_unit_test(test_order_of_arguments_does_not_matter),
 		cmocka_unit_test(test_duplicate_path_is_refused),
 		cmocka_unit_test(test_bad_specs_are_refused),
+		cmocka_unit_test(test_fifo_added_file_is_refused),
+		cmocka_unit_test(test_file_replaced_by_fifo_is_refused),
+		cmocka_unit_test(test_huge_added_file_is_refused),
 	};
 
 	return cmocka_run_group_tests_name("initramfs", tests, setup_files, remove_files);

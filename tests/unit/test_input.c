@@ -6,6 +6,7 @@
 #include "harness/input.h"
 
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -708,6 +709,131 @@ static void test_json_rejections(void **state)
 	for (int i = 0; i < SCHEDULE_MAX + 1; i++)
 		n += (size_t)snprintf(many + n, sizeof(many) - n, "%s%s", i ? "," : "", ok);
 	expect_json_reject("\"1\"", many, "", "\"injections\": 257 entries, at most 256");
+}
+
+/* Two good injections, then this third one: the reason must name injections[2]. */
+static void expect_third_rejected(const char *third, const char *want)
+{
+	char injections[256];
+
+	snprintf(injections, sizeof(injections),
+		 "{\"step\":1,\"kind\":\"resched\"},{\"step\":2,\"kind\":\"stall\",\"us\":3},%s",
+		 third);
+	expect_json_reject("\"1\"", injections, "", want);
+}
+
+/* A header with this "version" (a JSON value) must be rejected with want in the reason. */
+static void expect_version_rejected(const char *version, const char *want)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text),
+		 "{\"format\":\"rewind-input\",\"version\":%s,\"mode\":\"steps\",\"seed\":\"1\","
+		 "\"injections\":[]}",
+		 version);
+	expect_text_reject(text, want);
+}
+
+/*
+ * Every number in the JSON form is a whole number in its range: negative,
+ * fractional, huge and non-numeric values are named in the reason.
+ */
+static void test_json_numbers_checked(void **state)
+{
+	static const struct {
+		const char *injection, *want;
+	} bad[] = {
+		{"{\"step\":-5,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not -5"},
+		{"{\"step\":1.5,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not 1.5"},
+		{"{\"step\":1e300,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not 1e+300"},
+		{"{\"step\":-1e300,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not -1e+300"},
+		{"{\"step\":4294967296,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not 4294967296"},
+		{"{\"step\":4294967295.5,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not 4294967295.5"},
+		{"{\"step\":\"7\",\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not a string"},
+		{"{\"step\":null,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not null"},
+		{"{\"step\":true,\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not true"},
+		{"{\"step\":[1],\"kind\":\"resched\"}",
+		 "injections[2]: \"step\" must be an integer in 0..4294967295, not an array"},
+		{"{\"step\":1,\"kind\":\"stall\",\"us\":-5}",
+		 "injections[2]: \"us\" must be an integer in 0..65535, not -5"},
+		{"{\"step\":1,\"kind\":\"timer-late\",\"us\":0.5}",
+		 "injections[2]: \"us\" must be an integer in 0..65535, not 0.5"},
+		{"{\"step\":1,\"kind\":\"stall\",\"us\":1e300}",
+		 "injections[2]: \"us\" must be an integer in 0..65535, not 1e+300"},
+		{"{\"step\":1,\"kind\":\"stall\",\"us\":65536}",
+		 "injections[2]: \"us\" must be an integer in 0..65535, not 65536"},
+		{"{\"step\":1,\"kind\":\"preempt-insns\",\"insns\":-1}",
+		 "injections[2]: \"insns\" must be an integer in 1..4096, not -1"},
+		{"{\"step\":1,\"kind\":\"preempt-insns\",\"insns\":2.25}",
+		 "injections[2]: \"insns\" must be an integer in 1..4096, not 2.25"},
+		{"{\"block\":-3,\"kind\":\"preempt\"}",
+		 "injections[2]: \"block\" must be an integer in 0..4294967295, not -3"},
+		{"{\"thread\":-5,\"kind\":\"priority\",\"priority\":2}",
+		 "injections[2]: \"thread\" must be an integer in 0..4294967295, not -5"},
+		{"{\"thread\":1,\"kind\":\"priority\",\"priority\":1e300}",
+		 "injections[2]: \"priority\" must be an integer in 1..99, not 1e+300"},
+		{"{\"position\":1e300,\"kind\":\"demote\",\"priority\":2}",
+		 "injections[2]: \"position\" must be an integer in 0..4294967295, not 1e+300"},
+		{"{\"position\":1,\"kind\":\"demote\",\"priority\":-1}",
+		 "injections[2]: \"priority\" must be an integer in 1..99, not -1"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_third_rejected(bad[i].injection, bad[i].want);
+	expect_version_rejected("1.9", "\"version\" must be 1, not 1.9");
+	expect_version_rejected("0.9999", "\"version\" must be 1, not 0.9999");
+	expect_version_rejected("-1", "\"version\" must be 1, not -1");
+	expect_version_rejected("1e300", "\"version\" must be 1, not 1e+300");
+	expect_version_rejected("4294967297", "\"version\" must be 1, not 4294967297");
+	expect_version_rejected("\"1\"", "\"version\" must be 1, not a string");
+	expect_version_rejected("null", "\"version\" must be 1, not null");
+}
+
+/* Not a number (no JSON text holds one, but a cJSON tree can): rejected, never cast. */
+static void expect_nan_rejected(const char *text, const char *field, double value, const char *want)
+{
+	cJSON *j = cJSON_Parse(text);
+	cJSON *at = j;
+	struct exec_input in;
+	char why[WHY_LEN] = "";
+
+	assert_non_null(j);
+	if (strcmp(field, "version") != 0)
+		at = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "injections"), 0);
+	at = cJSON_GetObjectItemCaseSensitive(at, field);
+	assert_non_null(at);
+	at->valuedouble = value;
+	assert_int_equal(input_from_json(j, &in, why, sizeof(why)), -EINVAL);
+	cJSON_Delete(j);
+	if (!strstr(why, want))
+		fail_msg("reason \"%s\", wanted \"%s\"", why, want);
+}
+
+static void test_json_nan_and_infinity(void **state)
+{
+	static const char text[] =
+		"{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"steps\",\"seed\":\"1\","
+		"\"injections\":[{\"step\":1,\"kind\":\"stall\",\"us\":3}]}";
+
+	(void)state;
+	expect_nan_rejected(text, "step", NAN,
+			    "injections[0]: \"step\" must be an integer in 0..4294967295, not nan");
+	expect_nan_rejected(text, "us", NAN,
+			    "injections[0]: \"us\" must be an integer in 0..65535, not nan");
+	expect_nan_rejected(text, "step", INFINITY,
+			    "injections[0]: \"step\" must be an integer in 0..4294967295, not inf");
+	expect_nan_rejected(text, "version", NAN, "\"version\" must be 1, not nan");
+	expect_nan_rejected(text, "version", -INFINITY, "\"version\" must be 1, not -inf");
 }
 
 /* --- random inputs against an oracle ---------------------------------------- */
@@ -1497,15 +1623,26 @@ static void test_preempt_insns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_counter_mode),	 cmocka_unit_test(test_preempt_insns),
-		cmocka_unit_test(test_kind_names),	 cmocka_unit_test(test_sort_stable),
-		cmocka_unit_test(test_sort_full),	 cmocka_unit_test(test_parse_all_kinds),
-		cmocka_unit_test(test_parse_sizes),	 cmocka_unit_test(test_parse_rejections),
-		cmocka_unit_test(test_reason_buffer),	 cmocka_unit_test(test_encode_round_trip),
-		cmocka_unit_test(test_json_from_binary), cmocka_unit_test(test_json_to_binary),
-		cmocka_unit_test(test_json_rejections),	 cmocka_unit_test(test_random_inputs),
-		cmocka_unit_test(test_pct_mode_binary),	 cmocka_unit_test(test_pct_mode_json),
-		cmocka_unit_test(test_decode_examples),	 cmocka_unit_test(test_decode_random),
+		cmocka_unit_test(test_counter_mode),
+		cmocka_unit_test(test_preempt_insns),
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_sort_stable),
+		cmocka_unit_test(test_sort_full),
+		cmocka_unit_test(test_parse_all_kinds),
+		cmocka_unit_test(test_parse_sizes),
+		cmocka_unit_test(test_parse_rejections),
+		cmocka_unit_test(test_reason_buffer),
+		cmocka_unit_test(test_encode_round_trip),
+		cmocka_unit_test(test_json_from_binary),
+		cmocka_unit_test(test_json_to_binary),
+		cmocka_unit_test(test_json_rejections),
+		cmocka_unit_test(test_random_inputs),
+		cmocka_unit_test(test_pct_mode_binary),
+		cmocka_unit_test(test_pct_mode_json),
+		cmocka_unit_test(test_decode_examples),
+		cmocka_unit_test(test_decode_random),
+		cmocka_unit_test(test_json_numbers_checked),
+		cmocka_unit_test(test_json_nan_and_infinity),
 	};
 
 	return cmocka_run_group_tests_name("input", tests, NULL, NULL);

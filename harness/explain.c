@@ -1,0 +1,324 @@
+#include "harness/explain.h"
+
+#include "harness/explain_report.h"
+#include "harness/guest_files.h"
+#include "harness/harness.h"
+#include "harness/minimise.h"
+#include "harness/racing_pair.h"
+#include "vmm/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVENT_LOG_CAP  (1u << 19)    /* events logged per run for the racing pair */
+#define LOGGED_WALL_MS (600u * 1000) /* a logged run's wall budget */
+
+/* Where an injection acts, in the unit it counts: steps, or events. */
+static bool position_of(const struct executor *ex, const struct injection *inj,
+			enum position_unit *unit, uint64_t *pos)
+{
+	switch (inj->kind) {
+	case INJECT_PRIORITY:
+		return false; /* a thread's priority: no place in time */
+	case INJECT_PREEMPT:
+		*unit = UNIT_EVENT;
+		*pos = inj->step;
+		return true;
+	case INJECT_DEMOTE:
+		*unit = UNIT_EVENT;
+		*pos = (uint64_t)inj->step * ex->pct_events >> 32;
+		return true;
+	default:
+		*unit = UNIT_STEP;
+		*pos = inj->step;
+		return true;
+	}
+}
+
+/* The injection moved to pos (in its unit); false if no position means pos. */
+static bool move_to(const struct executor *ex, struct injection *inj, uint64_t pos)
+{
+	uint64_t step = pos;
+
+	if (inj->kind == INJECT_DEMOTE) {
+		if (pos >= ex->pct_events)
+			return false;
+		/* the least fraction of 2^32 whose event is pos */
+		step = ((pos << 32) + ex->pct_events - 1) / ex->pct_events;
+		if ((step * ex->pct_events >> 32) != pos)
+			return false;
+	}
+	if (step > UINT32_MAX)
+		return false;
+	inj->step = (uint32_t)step;
+	return true;
+}
+
+/* Runs the input with injection i moved to pos: 1 fails alike, 0 not, -1 no such position. */
+static int probe(struct explanation *x, struct executor *ex, uint32_t i, uint64_t pos,
+		 struct exec_result *res)
+{
+	struct exec_input moved = x->minimal;
+	int rc;
+
+	if (!move_to(ex, &moved.schedule.at[i], pos))
+		return -1;
+	rc = fails_alike(ex, &moved, &x->signature, res);
+	x->window_execs++;
+	if (rc == 0 && !x->has_passing) { /* the nearest passing run, for the racing pair */
+		x->passing = moved;
+		x->has_passing = res->cls == CLASS_PASS;
+	}
+	return rc < 0 ? -2 : rc;
+}
+
+/* From pos, one way (dir -1 or +1), until a position no longer fails alike. */
+static int scan(struct explanation *x, struct executor *ex, uint32_t i, struct window *w, int dir)
+{
+	uint64_t *edge = dir < 0 ? &w->lo : &w->hi;
+	struct window_side *side = dir < 0 ? &w->below : &w->above;
+
+	for (unsigned int k = 1; k <= EXPLAIN_WINDOW_SCAN; k++) {
+		struct exec_result res;
+		uint64_t pos = w->pos + (uint64_t)(dir * (int)k);
+		int rc;
+
+		if (dir < 0 && k > w->pos)
+			return 0; /* fails down to position 0 */
+		rc = probe(x, ex, i, pos, &res);
+		if (rc == -2)
+			return -EIO;
+		if (rc == -1)
+			return 0;
+		if (rc == 0) {
+			*side = (struct window_side){.found = true, .pos = pos, .cls = res.cls};
+			return 0;
+		}
+		*edge = pos;
+	}
+	side->capped = true;
+	return 0;
+}
+
+/* The deciding window of each placed injection of the minimal schedule. */
+static int find_windows(struct explanation *x, struct executor *ex)
+{
+	x->window_count = 0;
+	for (uint32_t i = 0; i < x->minimal.schedule.count && x->window_count < EXPLAIN_WINDOWS;
+	     i++) {
+		struct window *w = &x->windows[x->window_count];
+
+		*w = (struct window){.index = i, .inj = x->minimal.schedule.at[i]};
+		if (!position_of(ex, &w->inj, &w->unit, &w->pos))
+			continue;
+		w->lo = w->hi = w->pos;
+		if (scan(x, ex, i, w, -1) < 0 || scan(x, ex, i, w, +1) < 0)
+			return -EIO;
+		x->window_count++;
+	}
+	return 0;
+}
+
+/* A logged run exits at every event: it may take far longer than the job's wall budget. */
+static int run_logged(struct executor *ex, const struct exec_input *in, struct vm_event_log *log,
+		      struct exec_result *res)
+{
+	uint64_t wall_ms = ex->vm.cfg.wall_ms;
+	int rc;
+
+	ex->cfg.event_log = log;
+	ex->vm.cfg.wall_ms = LOGGED_WALL_MS;
+	rc = executor_run(ex, in, res);
+	ex->vm.cfg.wall_ms = wall_ms;
+	ex->cfg.event_log = NULL;
+	return rc;
+}
+
+/* Switch records of the run ex just made, from READY. */
+static unsigned int switches_of(const struct executor *ex, struct switch_rec *out, unsigned int max)
+{
+	struct trace_record r;
+	unsigned int n = 0;
+
+	for (size_t at = ex->job_trace_from; n < max && trace_next(&ex->vm.trace, &at, &r, NULL);)
+		if (r.type == REWIND_EV_SWITCH)
+			out[n++] = (struct switch_rec){.step = r.step - ex->vm.ready_step,
+						       .from = (uint32_t)r.args[0],
+						       .to = (uint32_t)r.args[1]};
+	return n;
+}
+
+/* Steps mode: the first context switch the failing and the passing run do differently. */
+static int differing_switch(struct explanation *x, struct executor *ex)
+{
+	static struct switch_rec fail[4096], pass[4096];
+	struct exec_result res;
+	unsigned int nf, np, i = 0;
+
+	if (executor_run(ex, &x->minimal, &res) < 0)
+		return -EIO;
+	nf = switches_of(ex, fail, 4096);
+	if (executor_run(ex, &x->passing, &res) < 0)
+		return -EIO;
+	np = switches_of(ex, pass, 4096);
+	while (i < nf && i < np && !memcmp(&fail[i], &pass[i], sizeof(fail[i])))
+		i++;
+	x->switch_diff = (struct switch_diff){
+		.found = i < nf || i < np, .in_fail = i < nf, .in_pass = i < np};
+	if (i < nf)
+		x->switch_diff.fail = fail[i];
+	if (i < np)
+		x->switch_diff.pass = pass[i];
+	return 0;
+}
+
+/* Instrumented jobs: the racing pair from the event logs of both runs. */
+static int racing_pair(struct explanation *x, struct executor *ex)
+{
+	struct vm_event_log f = {.cap = EVENT_LOG_CAP}, p = {.cap = EVENT_LOG_CAP};
+	struct exec_result res;
+	int rc = 0;
+
+	f.at = calloc(EVENT_LOG_CAP, sizeof(*f.at));
+	p.at = calloc(EVENT_LOG_CAP, sizeof(*p.at));
+	if (!f.at || !p.at)
+		rc = -ENOMEM;
+	if (!rc && run_logged(ex, &x->minimal, &f, &res) < 0)
+		rc = -EIO;
+	/* logging must not change the run; if it did, say nothing rather than guess */
+	x->pair.log_faithful = !rc && exec_class_is_failure(res.cls);
+	if (!rc && run_logged(ex, &x->passing, &p, &res) < 0)
+		rc = -EIO;
+	x->pair.log_faithful =
+		x->pair.log_faithful && !rc && res.cls == CLASS_PASS && !f.dropped && !p.dropped;
+	if (x->pair.log_faithful)
+		rc = racing_pair_find(&f, &p, &x->pair);
+	free(f.at);
+	free(p.at);
+	return rc;
+}
+
+/* The job's program, as the guest ran it: from the job's files, else the base initramfs. */
+static void open_symbols(struct explanation *x, const struct executor *ex, const char *exe)
+{
+	struct guest_file f;
+
+	if (!exe[0])
+		return;
+	if (!guest_files_find(ex->in.job_archive, ex->in.job_archive_len, exe, &f) &&
+	    !guest_files_find(ex->in.base_initrd, ex->in.base_initrd_len, exe, &f)) {
+		fprintf(stderr,
+			"rewind-harness: %s is not in the guest's archives: no code locations\n",
+			exe);
+		return;
+	}
+	symbols_open(&x->syms, f.data, f.size);
+}
+
+/* The job's program: the first exec after READY. */
+static void job_program(const struct executor *ex, char *out, size_t len)
+{
+	struct trace_record r;
+	const uint8_t *payload;
+
+	out[0] = '\0';
+	for (size_t at = ex->job_trace_from; trace_next(&ex->vm.trace, &at, &r, &payload);)
+		if (r.type == REWIND_EV_EXEC) {
+			snprintf(out, len, "%.*s", (int)strnlen((const char *)payload, r.len),
+				 (const char *)payload);
+			return;
+		}
+}
+
+/* The final run of the minimal schedule: landings (with user contexts) and the timeline. */
+static int final_run(struct explanation *x, struct executor *ex)
+{
+	static struct user_context contexts[LANDING_MAX];
+	struct exec_result res;
+	char exe[128];
+
+	ex->vm.landings = contexts;
+	ex->vm.landing_cap = LANDING_MAX;
+	if (executor_run(ex, &x->minimal, &res) < 0)
+		return -EIO;
+	ex->vm.landings = NULL;
+	x->final = res;
+	job_program(ex, exe, sizeof(exe));
+	snprintf(x->program, sizeof(x->program), "%s", exe);
+	open_symbols(x, ex, exe);
+	x->landing_count =
+		landings_of(ex, contexts, ex->vm.landing_count, &x->syms, x->landings, LANDING_MAX);
+	timeline_of(ex, x);
+	return 0;
+}
+
+static int explain_run(struct explanation *x, struct executor *ex)
+{
+	struct exec_result res;
+	int rc;
+
+	if (executor_run(ex, &x->original, &res) < 0)
+		return -EIO;
+	x->failure = res;
+	if (!exec_class_is_failure(res.cls))
+		return 1;
+	signature_of(ex, &res, &x->signature);
+	x->minimal = x->original;
+	rc = minimise(ex, &x->minimal, &x->signature, &x->minimise_execs);
+	if (!rc)
+		rc = find_windows(x, ex);
+	if (!rc && x->has_passing)
+		rc = x->minimal.mode == INPUT_MODE_STEPS ? differing_switch(x, ex)
+							 : racing_pair(x, ex);
+	if (!rc)
+		rc = final_run(x, ex);
+	return rc;
+}
+
+static int open_case(struct executor *ex, const struct replay_case *c,
+		     const struct replay_options *opt)
+{
+	const struct harness_job *job = c->is_artifact ? &c->job : opt->job;
+	struct executor_config cfg = {.run = job->run,
+				      .wall_ms = job->wall_ms,
+				      .slice_blocks = job->slice_blocks,
+				      .block_ns = job->block_ns,
+				      .output = NULL};
+
+	return executor_open(ex, &cfg);
+}
+
+int explain_file(const char *path, const struct replay_options *opt, const char *json_path)
+{
+	static struct executor ex;
+	struct explanation *x = calloc(1, sizeof(*x));
+	struct replay_case *c = calloc(1, sizeof(*c));
+	int rc = x && c ? replay_load(path, opt, c) : REPLAY_SETUP;
+
+	if (rc == REPLAY_SAME && open_case(&ex, c, opt) < 0)
+		rc = REPLAY_SETUP;
+	if (rc == REPLAY_SAME) {
+		x->original = c->input;
+		fprintf(stderr, "rewind-harness: explaining %s ...\n", path);
+		rc = explain_run(x, &ex);
+		if (rc == 1)
+			fprintf(stderr,
+				"rewind-harness: %s does not fail (outcome %s): nothing to "
+				"explain\n",
+				path, exec_class_name(x->failure.cls));
+		else if (rc < 0)
+			rc = REPLAY_SETUP;
+		else
+			rc = explain_report(x, &ex, c, path, json_path) < 0 ? REPLAY_SETUP : 0;
+	}
+	if (x)
+		symbols_close(&x->syms);
+	executor_close(&ex);
+	if (c)
+		replay_case_free(c);
+	free(c);
+	free(x);
+	return rc;
+}

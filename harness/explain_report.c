@@ -1,0 +1,660 @@
+#include "harness/explain_report.h"
+
+#include "harness/artifact.h"
+#include "vmm/file.h"
+#include "vmm/log.h"
+#include "vmm/trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define ALL_ROWS_MAX 8192
+#define ROW_CUT	     UINT32_MAX /* a row that stands for rows left out */
+#define NEAR_LANDING 6		/* rows kept on each side of a landing */
+#define NEAR_END     14		/* rows kept before the end */
+
+/* --- the timeline ------------------------------------------------------- */
+
+struct row_walk {
+	struct thread_table *tt;
+	struct timeline_row *rows;
+	unsigned int count;
+};
+
+static bool job_thread(const struct thread_table *tt, uint32_t tid)
+{
+	const struct thread_ref *t = thread_table_find(tt, tid);
+
+	return t && tt->job_pid && t->pid == tt->job_pid;
+}
+
+static void add_row(struct row_walk *w, uint64_t step, uint32_t tid, bool landing, const char *fmt,
+		    ...) __attribute__((format(printf, 5, 6)));
+
+static void add_row(struct row_walk *w, uint64_t step, uint32_t tid, bool landing, const char *fmt,
+		    ...)
+{
+	struct timeline_row *r;
+	va_list ap;
+
+	if (w->count == ALL_ROWS_MAX)
+		return;
+	r = &w->rows[w->count++];
+	*r = (struct timeline_row){.step = step, .tid = tid, .landing = landing};
+	va_start(ap, fmt);
+	vsnprintf(r->text, sizeof(r->text), fmt, ap);
+	va_end(ap);
+}
+
+static void output_row(struct row_walk *w, const struct trace_record *r, const uint8_t *payload,
+		       uint64_t step)
+{
+	char line[60];
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < r->len && n + 1 < sizeof(line); i++)
+		if (payload[i] >= 0x20 && payload[i] < 0x7f)
+			line[n++] = (char)payload[i];
+		else if (payload[i] == '\n' && i + 1 < r->len && n + 3 < sizeof(line))
+			line[n++] = '|';
+	line[n] = '\0';
+	add_row(w, step, r->tid, false, "out \"%s\"", line);
+}
+
+static void exit_row(struct row_walk *w, const struct trace_record *r, uint64_t step)
+{
+	int status = (int)r->args[0];
+
+	if (!r->args[1])
+		add_row(w, step, r->tid, false, "thread exits");
+	else if (WIFSIGNALED(status))
+		add_row(w, step, r->tid, false, "killed by SIG%s",
+			sigabbrev_np(WTERMSIG(status)) ?: "?");
+	else
+		add_row(w, step, r->tid, false, "exits %d", WEXITSTATUS(status));
+}
+
+static void injection_row(struct row_walk *w, const struct trace_record *r, uint64_t step)
+{
+	const char *kind = injection_kind_name((unsigned int)r->args[0]);
+
+	add_row(w, step, w->tt->current, true, ">> %s %" PRIu64 "%s lands", kind ? kind : "?",
+		r->args[1],
+		r->args[0] == INJECT_PREEMPT_INSNS ? " insns"
+		: r->args[0] == INJECT_RESCHED	   ? ""
+						   : " us");
+}
+
+static void preempt_row(struct row_walk *w, const struct trace_record *r, uint64_t step)
+{
+	static const char *const why[] = {"preempted", "time slice over", "preempted (insns)",
+					  "demoted"};
+
+	if (r->args[1] == PREEMPT_WHY_SLICE || r->args[1] >= 4)
+		return;
+	add_row(w, step, w->tt->current, r->args[1] != PREEMPT_WHY_INSNS, ">> %s at event %" PRIu64,
+		why[r->args[1]], r->args[0]);
+}
+
+static void record_row(struct row_walk *w, const struct trace_record *r, const uint8_t *payload,
+		       uint64_t step)
+{
+	const struct thread_ref *t;
+
+	switch (r->type) {
+	case REWIND_EV_SWITCH:
+		if (job_thread(w->tt, (uint32_t)r->args[1]))
+			add_row(w, step, (uint32_t)r->args[1], false, "runs");
+		break;
+	case TRACE_INJECT:
+		injection_row(w, r, step);
+		break;
+	case TRACE_PREEMPT:
+		preempt_row(w, r, step);
+		break;
+	case REWIND_EV_OUTPUT:
+		if (job_thread(w->tt, r->tid))
+			output_row(w, r, payload, step);
+		break;
+	case REWIND_EV_FORK:
+		t = thread_table_find(w->tt, (uint32_t)r->args[0]);
+		if (r->args[2] && t && job_thread(w->tt, r->tid))
+			add_row(w, step, r->tid, false, "creates thread %u (tid %u)", t->ordinal,
+				t->tid);
+		break;
+	case REWIND_EV_EXIT:
+		if (job_thread(w->tt, r->tid))
+			exit_row(w, r, step);
+		break;
+	case REWIND_EV_SIGNAL:
+		if (job_thread(w->tt, r->tid))
+			add_row(w, step, r->tid, false, "gets SIG%s",
+				sigabbrev_np((int)r->args[0]) ?: "?");
+		break;
+	case TRACE_OUTCOME:
+		add_row(w, step, 0, false, "the run ends: %s",
+			vm_outcome_name((enum vm_outcome)r->args[0]));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Keeps the rows near a landing and before the end; a cut row for each gap. */
+static void select_rows(struct explanation *x, const struct timeline_row *all, unsigned int n)
+{
+	static bool keep[ALL_ROWS_MAX];
+	unsigned int kept = 0;
+
+	memset(keep, 0, sizeof(keep));
+	for (unsigned int i = 0; i < n; i++) {
+		keep[i] = i + NEAR_END >= n;
+		for (unsigned int j = i > NEAR_LANDING ? i - NEAR_LANDING : 0;
+		     !keep[i] && j < n && j <= i + NEAR_LANDING; j++)
+			keep[i] = all[j].landing;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		kept += keep[i];
+	x->row_count = 0;
+	for (unsigned int i = 0; i < n && x->row_count < TIMELINE_ROWS; i++) {
+		if (kept > TIMELINE_ROWS - 4 && !keep[i] && n > TIMELINE_ROWS)
+			continue;
+		if (n > TIMELINE_ROWS && !keep[i]) {
+			if (x->row_count && x->rows[x->row_count - 1].tid == ROW_CUT)
+				continue;
+			x->rows[x->row_count++] = (struct timeline_row){.tid = ROW_CUT};
+			x->rows_cut = true;
+			continue;
+		}
+		x->rows[x->row_count++] = all[i];
+	}
+}
+
+void timeline_of(const struct executor *ex, struct explanation *x)
+{
+	static struct timeline_row all[ALL_ROWS_MAX];
+	struct row_walk w = {.tt = &x->threads, .rows = all};
+	uint64_t ready = ex->vm.ready_step;
+	struct trace_record r;
+	const uint8_t *payload;
+
+	memset(&x->threads, 0, sizeof(x->threads));
+	for (size_t at = 0; trace_next(&ex->vm.trace, &at, &r, &payload);) {
+		if (at > ex->job_trace_from && r.step >= ready)
+			record_row(&w, &r, payload, r.step - ready);
+		thread_table_feed(&x->threads, &r, payload, ready);
+	}
+	select_rows(x, all, w.count);
+}
+
+/* --- text ----------------------------------------------------------------- */
+
+static const char *unit_name(enum position_unit u)
+{
+	return u == UNIT_STEP ? "step" : "event";
+}
+
+static void injection_text(const struct injection *inj, char *buf, size_t len)
+{
+	const char *kind = injection_kind_name(inj->kind);
+
+	switch (inj->kind) {
+	case INJECT_STALL:
+	case INJECT_TIMER_LATE:
+		snprintf(buf, len, "%s %u us at step %u", kind, inj->arg, inj->step);
+		break;
+	case INJECT_PREEMPT_INSNS:
+		snprintf(buf, len, "%s %u instructions after step %u", kind, inj->arg, inj->step);
+		break;
+	case INJECT_PREEMPT:
+		snprintf(buf, len, "%s at event %u", kind, inj->step);
+		break;
+	case INJECT_PRIORITY:
+		snprintf(buf, len, "%s %u for thread %u", kind, inj->arg, inj->step);
+		break;
+	case INJECT_DEMOTE:
+		snprintf(buf, len, "%s to priority %u at position %u/2^32", kind, inj->arg,
+			 inj->step);
+		break;
+	default:
+		snprintf(buf, len, "%s at step %u", kind ? kind : "?", inj->step);
+	}
+}
+
+static void print_failure(const struct explanation *x, const char *path)
+{
+	printf("Explanation of %s\n\n", path);
+	printf("Failure: %s", exec_class_name(x->failure.cls));
+	if (x->failure.cls == CLASS_SIGNAL)
+		printf(" (the job was killed by SIG%s)",
+		       sigabbrev_np(WTERMSIG(x->failure.job_status)) ?: "?");
+	else if (x->failure.cls == CLASS_EXIT)
+		printf(" (the job exited with %d)", WEXITSTATUS(x->failure.job_status));
+	else
+		printf(" (%s)", x->failure.detail);
+	printf(" at step %" PRIu64 "\n", x->failure.job_steps);
+	if (x->signature.last_line[0])
+		printf("  its last output line: \"%s\" (numbers as #)\n", x->signature.last_line);
+}
+
+static void print_minimal(const struct explanation *x, const char *min_path)
+{
+	char text[160];
+
+	printf("\nMinimal schedule: %u injection%s (the input had %u), found in %" PRIu64
+	       " executions; saved as %s\n",
+	       x->minimal.schedule.count, x->minimal.schedule.count == 1 ? "" : "s",
+	       x->original.schedule.count, x->minimise_execs, min_path);
+	if (x->minimal.schedule.count == 0)
+		printf("  none: the job fails without any injection (seed 0x%016" PRIx64 ")\n",
+		       x->minimal.seed);
+	for (uint32_t i = 0; i < x->minimal.schedule.count; i++) {
+		injection_text(&x->minimal.schedule.at[i], text, sizeof(text));
+		printf("  [%u] %s\n", i, text);
+	}
+}
+
+static void print_location(const char *prefix, const struct code_location *loc)
+{
+	char text[512];
+
+	code_location_text(loc, text, sizeof(text));
+	printf("%s%s\n", prefix, text);
+}
+
+static void print_others(const struct landing *l)
+{
+	char who[200];
+
+	for (unsigned int i = 0; i < l->other_count; i++) {
+		const struct other_thread *o = &l->others[i];
+
+		thread_ref_text(&o->thread, who, sizeof(who));
+		if (o->exited)
+			printf("      meanwhile %s had exited\n", who);
+		else
+			printf("      meanwhile %s was not running (it last ran at step %" PRIu64
+			       ")%s%s%s\n",
+			       who, o->last_ran_step,
+			       o->last_output[0] ? "; its last output: \"" : "", o->last_output,
+			       o->last_output[0] ? "\"" : "");
+	}
+}
+
+static void print_landing(const struct landing *l)
+{
+	char text[160], who[200];
+
+	injection_text(&l->inj, text, sizeof(text));
+	printf("  %s", text);
+	if (l->event)
+		printf(" (event %" PRIu64 ", step %" PRIu64 ")", l->event, l->step);
+	if (!l->has_thread) {
+		printf(": no user thread was running\n");
+		return;
+	}
+	thread_ref_text(&l->thread, who, sizeof(who));
+	printf("\n      hit %s\n", who);
+	if (l->has_site)
+		print_location("      in ", &l->site);
+	for (unsigned int i = 0; i < l->caller_count; i++)
+		print_location("      called from ", &l->callers[i]);
+	if (l->last_output[0])
+		printf("      its last output: \"%s\"\n", l->last_output);
+	print_others(l);
+}
+
+static void print_window(const struct window *w)
+{
+	const char *u = unit_name(w->unit);
+
+	printf("  [%u] fails at every %s from %" PRIu64 " to %" PRIu64 " (it is at %" PRIu64 ")",
+	       w->index, u, w->lo, w->hi, w->pos);
+	if (w->below.found)
+		printf("; at %s %" PRIu64 " %s", u, w->below.pos,
+		       w->below.cls == CLASS_PASS ? "the job passes"
+						  : exec_class_name(w->below.cls));
+	else if (w->lo == 0)
+		printf("; there is no earlier %s", u);
+	else if (w->below.capped)
+		printf("; still fails %u %ss earlier (not searched further)", EXPLAIN_WINDOW_SCAN,
+		       u);
+	if (w->above.found)
+		printf("; at %s %" PRIu64 " %s", u, w->above.pos,
+		       w->above.cls == CLASS_PASS ? "the job passes"
+						  : exec_class_name(w->above.cls));
+	else if (w->above.capped)
+		printf("; still fails %u %ss later (not searched further)", EXPLAIN_WINDOW_SCAN, u);
+	printf("\n");
+}
+
+static void access_text(const struct access *a, const struct thread_table *tt, char *buf,
+			size_t len)
+{
+	const struct thread_ref *t = thread_table_find(tt, a->tid);
+	char where[400];
+
+	char value[40] = "";
+
+	code_location_text(&a->site, where, sizeof(where));
+	if (a->value_known)
+		snprintf(value, sizeof(value), ", value %" PRIu64, a->value);
+	snprintf(buf, len, "thread %u (tid %u) %s 0x%" PRIx64 " in %s%s", t ? t->ordinal : 0,
+		 a->tid, a->write ? "writes" : "reads", a->addr, where, value);
+}
+
+/* "T1 (tid 14)" for a job thread, "the idle task", or "another task (tid 8)". */
+static void task_text(uint32_t tid, const struct thread_table *tt, char *buf, size_t len)
+{
+	const struct thread_ref *t = thread_table_find(tt, tid);
+
+	if (tid == 0)
+		snprintf(buf, len, "the idle task");
+	else if (t && tt->job_pid && t->pid == tt->job_pid)
+		snprintf(buf, len, "T%u (tid %u)", t->ordinal, tid);
+	else
+		snprintf(buf, len, "another task (tid %u)", tid);
+}
+
+static void print_switch(const char *run, const struct switch_rec *sw,
+			 const struct thread_table *tt)
+{
+	char from[64], to[64];
+
+	task_text(sw->from, tt, from, sizeof(from));
+	task_text(sw->to, tt, to, sizeof(to));
+	printf("  %s run: at step %" PRIu64 " the CPU goes from %s to %s\n", run, sw->step, from,
+	       to);
+}
+
+static void print_pair(const struct explanation *x)
+{
+	char first[600], second[600];
+
+	if (x->minimal.mode == INPUT_MODE_STEPS) {
+		const struct switch_diff *d = &x->switch_diff;
+
+		if (!x->has_passing || !d->found)
+			return;
+		printf("\nThe context switches that differ (failing run vs the nearest passing "
+		       "one):\n");
+		if (d->in_fail)
+			print_switch("failing", &d->fail, &x->threads);
+		if (d->in_pass)
+			print_switch("passing", &d->pass, &x->threads);
+		return;
+	}
+	if (!x->pair.found) {
+		printf("\nRacing pair: %s\n",
+		       !x->has_passing ? "no passing run one position away to compare with"
+		       : !x->pair.log_faithful
+			       ? "the event logs did not reproduce both runs: not named"
+			       : "no access whose order differs was found");
+		return;
+	}
+	access_text(&x->pair.first, &x->threads, first, sizeof(first));
+	access_text(&x->pair.second, &x->threads, second, sizeof(second));
+	printf("\nRacing pair (the order of these two accesses decides):\n"
+	       "  the load:  %s\n"
+	       "  the store: %s\n"
+	       "  in the nearest passing run the load reads this store; in the failing run %s\n",
+	       first, second,
+	       x->pair.second_after ? "the store comes after the load"
+				    : "another store comes between them");
+}
+
+static void print_timeline(const struct explanation *x)
+{
+	uint32_t cols[TIMELINE_COLUMNS];
+	unsigned int ncols = 0;
+
+	for (unsigned int i = 0; i < x->threads.count && ncols < TIMELINE_COLUMNS; i++)
+		if (x->threads.t[i].pid == x->threads.job_pid && x->threads.job_pid)
+			cols[ncols++] = x->threads.t[i].tid;
+	printf("\nTimeline of the job's threads (steps from READY; >> an injection):\n  %6s",
+	       "step");
+	for (unsigned int c = 0; c < ncols; c++) {
+		const struct thread_ref *t = thread_table_find(&x->threads, cols[c]);
+		char head[40];
+
+		snprintf(head, sizeof(head), "T%u (tid %u)", t ? t->ordinal : 0, cols[c]);
+		printf(" | %-30s", head);
+	}
+	printf("\n");
+	for (unsigned int i = 0; i < x->row_count; i++) {
+		const struct timeline_row *r = &x->rows[i];
+		unsigned int c = 0;
+
+		if (r->tid == ROW_CUT) {
+			printf("  %6s\n", "...");
+			continue;
+		}
+		printf("  %6" PRIu64, r->step);
+		if (r->tid == 0) {
+			printf(" | %s\n", r->text);
+			continue;
+		}
+		while (c < ncols && cols[c] != r->tid)
+			c++;
+		if (c == ncols) { /* a thread beyond the columns */
+			printf(" | tid %u: %.60s\n", r->tid, r->text);
+			continue;
+		}
+		for (unsigned int k = 0; k < c; k++)
+			printf(" | %-30s", "");
+		printf(" | %.60s\n", r->text);
+	}
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void add_hex(cJSON *o, const char *key, uint64_t v)
+{
+	char hex[19];
+
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, v);
+	cJSON_AddStringToObject(o, key, hex);
+}
+
+static cJSON *location_json(const struct code_location *loc)
+{
+	cJSON *o = cJSON_CreateObject(), *inl = NULL;
+
+	add_hex(o, "address", loc->addr);
+	cJSON_AddStringToObject(o, "function", loc->frames[0].function);
+	cJSON_AddStringToObject(o, "file", loc->frames[0].file);
+	cJSON_AddNumberToObject(o, "line", loc->frames[0].line);
+	for (unsigned int i = 1; i < loc->depth; i++) {
+		cJSON *f = cJSON_CreateObject();
+
+		if (!inl)
+			inl = cJSON_AddArrayToObject(o, "inlined_into");
+		cJSON_AddStringToObject(f, "function", loc->frames[i].function);
+		cJSON_AddStringToObject(f, "file", loc->frames[i].file);
+		cJSON_AddNumberToObject(f, "line", loc->frames[i].line);
+		cJSON_AddItemToArray(inl, f);
+	}
+	return o;
+}
+
+static cJSON *thread_json(const struct thread_ref *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "ordinal", t->ordinal);
+	cJSON_AddNumberToObject(o, "tid", t->tid);
+	cJSON_AddNumberToObject(o, "pid", t->pid);
+	cJSON_AddStringToObject(o, "program", t->exe);
+	return o;
+}
+
+static cJSON *landing_json(const struct landing *l)
+{
+	cJSON *o = cJSON_CreateObject(), *callers, *others;
+	char text[160];
+
+	injection_text(&l->inj, text, sizeof(text));
+	cJSON_AddStringToObject(o, "injection", text);
+	cJSON_AddNumberToObject(o, "step", (double)l->step);
+	if (l->event)
+		cJSON_AddNumberToObject(o, "event", (double)l->event);
+	if (l->has_thread)
+		cJSON_AddItemToObject(o, "thread", thread_json(&l->thread));
+	if (l->has_site)
+		cJSON_AddItemToObject(o, "site", location_json(&l->site));
+	callers = cJSON_AddArrayToObject(o, "called_from");
+	for (unsigned int i = 0; i < l->caller_count; i++)
+		cJSON_AddItemToArray(callers, location_json(&l->callers[i]));
+	cJSON_AddStringToObject(o, "last_output", l->last_output);
+	others = cJSON_AddArrayToObject(o, "other_threads");
+	for (unsigned int i = 0; i < l->other_count; i++) {
+		cJSON *t = thread_json(&l->others[i].thread);
+
+		cJSON_AddBoolToObject(t, "exited", l->others[i].exited);
+		cJSON_AddNumberToObject(t, "last_ran_step", (double)l->others[i].last_ran_step);
+		cJSON_AddStringToObject(t, "last_output", l->others[i].last_output);
+		cJSON_AddItemToArray(others, t);
+	}
+	return o;
+}
+
+static cJSON *side_json(const struct window_side *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (s->found) {
+		cJSON_AddNumberToObject(o, "position", (double)s->pos);
+		cJSON_AddStringToObject(o, "outcome", exec_class_name(s->cls));
+	}
+	cJSON_AddBoolToObject(o, "searched_to_limit", s->capped);
+	return o;
+}
+
+static cJSON *window_json(const struct window *w)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "injection", w->index);
+	cJSON_AddStringToObject(o, "unit", unit_name(w->unit));
+	cJSON_AddNumberToObject(o, "position", (double)w->pos);
+	cJSON_AddNumberToObject(o, "earliest_failing", (double)w->lo);
+	cJSON_AddNumberToObject(o, "latest_failing", (double)w->hi);
+	cJSON_AddItemToObject(o, "below", side_json(&w->below));
+	cJSON_AddItemToObject(o, "above", side_json(&w->above));
+	return o;
+}
+
+static cJSON *access_json(const struct access *a)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "tid", a->tid);
+	cJSON_AddStringToObject(o, "kind", a->write ? "write" : "read");
+	add_hex(o, "address", a->addr);
+	if (a->value_known)
+		add_hex(o, "value", a->value);
+	cJSON_AddNumberToObject(o, "event", (double)a->index);
+	cJSON_AddItemToObject(o, "site", location_json(&a->site));
+	return o;
+}
+
+static cJSON *explanation_json(const struct explanation *x, const char *path, const char *min_path)
+{
+	cJSON *o = cJSON_CreateObject(), *list;
+
+	cJSON_AddStringToObject(o, "format", "rewind-explanation");
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddStringToObject(o, "file", path);
+	cJSON_AddStringToObject(o, "program", x->program);
+	cJSON_AddStringToObject(o, "outcome", exec_class_name(x->failure.cls));
+	cJSON_AddStringToObject(o, "last_output_line", x->signature.last_line);
+	cJSON_AddItemToObject(o, "minimal_input", input_to_json(&x->minimal));
+	cJSON_AddStringToObject(o, "minimal_artifact", min_path);
+	cJSON_AddNumberToObject(o, "minimise_executions", (double)x->minimise_execs);
+	cJSON_AddNumberToObject(o, "window_executions", (double)x->window_execs);
+	list = cJSON_AddArrayToObject(o, "landings");
+	for (unsigned int i = 0; i < x->landing_count; i++)
+		cJSON_AddItemToArray(list, landing_json(&x->landings[i]));
+	list = cJSON_AddArrayToObject(o, "windows");
+	for (unsigned int i = 0; i < x->window_count; i++)
+		cJSON_AddItemToArray(list, window_json(&x->windows[i]));
+	if (x->pair.found) {
+		cJSON *p = cJSON_AddObjectToObject(o, "racing_pair");
+
+		cJSON_AddItemToObject(p, "load", access_json(&x->pair.first));
+		cJSON_AddItemToObject(p, "store", access_json(&x->pair.second));
+		cJSON_AddBoolToObject(p, "store_after_load_in_failing_run", x->pair.second_after);
+	}
+	list = cJSON_AddArrayToObject(o, "timeline");
+	for (unsigned int i = 0; i < x->row_count; i++) {
+		cJSON *r = cJSON_CreateObject();
+
+		if (x->rows[i].tid == ROW_CUT) {
+			cJSON_AddBoolToObject(r, "cut", true);
+		} else {
+			cJSON_AddNumberToObject(r, "step", (double)x->rows[i].step);
+			cJSON_AddNumberToObject(r, "tid", x->rows[i].tid);
+			cJSON_AddStringToObject(r, "what", x->rows[i].text);
+		}
+		cJSON_AddItemToArray(list, r);
+	}
+	return o;
+}
+
+/* The racing pair's code locations. */
+static void locate_pair(struct explanation *x)
+{
+	uint64_t addrs[2] = {x->pair.first.pc - 1, x->pair.second.pc - 1};
+	struct code_location locs[2];
+
+	if (!x->pair.found || symbols_lookup(&x->syms, addrs, 2, locs) < 0)
+		return;
+	x->pair.first.site = locs[0];
+	x->pair.second.site = locs[1];
+	x->pair.first.site.addr = x->pair.first.pc;
+	x->pair.second.site.addr = x->pair.second.pc;
+}
+
+int explain_report(struct explanation *x, const struct executor *ex, const struct replay_case *c,
+		   const char *path, const char *json_path)
+{
+	char min_path[4200], out_path[4200];
+	uint8_t raw[INPUT_MAX_SIZE];
+	const struct harness_job *job = &c->job;
+	cJSON *json;
+	int rc;
+
+	snprintf(min_path, sizeof(min_path), "%s.min.json", path);
+	snprintf(out_path, sizeof(out_path), "%s", json_path ? json_path : "");
+	if (!json_path)
+		snprintf(out_path, sizeof(out_path), "%s.explain.json", path);
+	locate_pair(x);
+	print_failure(x, path);
+	print_minimal(x, min_path);
+	printf("\nWhere %s landed:\n", x->landing_count == 1 ? "it" : "they");
+	for (unsigned int i = 0; i < x->landing_count; i++)
+		print_landing(&x->landings[i]);
+	if (x->window_count)
+		printf("\nThe deciding window (moving one injection, the rest kept):\n");
+	for (unsigned int i = 0; i < x->window_count; i++)
+		print_window(&x->windows[i]);
+	print_pair(x);
+	print_timeline(x);
+	fflush(stdout);
+	rc = c->is_artifact
+		     ? artifact_write_to(min_path, job, ex, raw, input_encode(&x->minimal, raw),
+					 &x->minimal, &x->final)
+		     : 0;
+	json = explanation_json(x, path, c->is_artifact ? min_path : "");
+	if (!rc)
+		rc = json_write_atomic(out_path, json);
+	cJSON_Delete(json);
+	if (!rc)
+		fprintf(stderr, "rewind-harness: explanation written to %s\n", out_path);
+	return rc;
+}

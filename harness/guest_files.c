@@ -1,0 +1,82 @@
+#include "harness/guest_files.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define NEWC_HEADER 110
+
+/* Field index of a newc header (8 hex digits each, after the 6-byte magic). */
+static bool newc_field(const uint8_t *header, int index, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 8; i++) {
+		uint8_t c = header[6 + 8 * index + i];
+		uint32_t digit;
+
+		if (c >= '0' && c <= '9')
+			digit = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			digit = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			digit = c - 'A' + 10;
+		else
+			return false;
+		v = v << 4 | digit;
+	}
+	*out = v;
+	return true;
+}
+
+static size_t align4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+bool guest_files_next(const uint8_t *archive, size_t len, size_t *at, struct guest_file *f)
+{
+	/* the base archive may be padded with zeros before the next one starts */
+	while (*at + 4 <= len && !memcmp(archive + *at, "\0\0\0\0", 4))
+		*at += 4;
+	for (;;) {
+		const uint8_t *h = archive + *at;
+		uint32_t mode, size, namesize;
+		size_t name_at = *at + NEWC_HEADER, data_at;
+		const char *name;
+
+		if (*at > len || len - *at < NEWC_HEADER || memcmp(h, "070701", 6) != 0 ||
+		    !newc_field(h, 1, &mode) || !newc_field(h, 6, &size) ||
+		    !newc_field(h, 11, &namesize) || namesize == 0 || namesize > len - name_at ||
+		    h[NEWC_HEADER + namesize - 1] != '\0')
+			return false;
+		data_at = align4(name_at + namesize);
+		if (data_at > len || size > len - data_at)
+			return false;
+		*at = align4(data_at + size);
+		if (!strcmp((const char *)h + NEWC_HEADER, "TRAILER!!!"))
+			return false;
+		if (!S_ISREG(mode) || namesize + 1 > sizeof(f->path))
+			continue;
+		name = (const char *)h + NEWC_HEADER;
+		snprintf(f->path, sizeof(f->path), "/%s", name + (name[0] == '/'));
+		f->mode = mode;
+		f->data = archive + data_at;
+		f->size = size;
+		return true;
+	}
+}
+
+bool guest_files_find(const uint8_t *archive, size_t len, const char *path, struct guest_file *f)
+{
+	struct guest_file cur;
+	bool found = false;
+
+	for (size_t at = 0; guest_files_next(archive, len, &at, &cur);) {
+		if (!strcmp(cur.path, path)) {
+			*f = cur;
+			found = true;
+		}
+	}
+	return found;
+}

@@ -1,0 +1,40 @@
+/*
+ * Minimising a failing schedule: drop injections and shrink their
+ * arguments while the failure keeps its signature (class, exit status or
+ * signal, and the last line of output with its numbers blurred, so a lost
+ * update that leaves another count is still the same failure). Greedy and
+ * deterministic: the same input always minimises to the same schedule.
+ */
+#ifndef REWIND_MINIMISE_H
+#define REWIND_MINIMISE_H
+
+#include "harness/executor.h"
+
+struct failure_signature {
+	enum exec_class cls;
+	int status; /* wait status, where the job ended */
+	bool has_status;
+	char last_line[200]; /* the job's last output line, digits blurred to '#' */
+};
+
+/* The signature of the run ex just made. */
+void signature_of(const struct executor *ex, const struct exec_result *res,
+		  struct failure_signature *sig);
+
+bool signature_same(const struct failure_signature *a, const struct failure_signature *b);
+
+/*
+ * Runs input and says whether it fails with sig (res: its result).
+ * -EIO if the host failed.
+ */
+int fails_alike(struct executor *ex, const struct exec_input *input,
+		const struct failure_signature *sig, struct exec_result *res);
+
+/*
+ * Shrinks input in place while it keeps failing with sig; counts the
+ * executions in *execs. 0 or -EIO.
+ */
+int minimise(struct executor *ex, struct exec_input *input, const struct failure_signature *sig,
+	     uint64_t *execs);
+
+#endif

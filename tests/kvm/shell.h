@@ -1,0 +1,47 @@
+/*
+ * Test helper for the end-to-end KVM tests: runs a shell command, capturing
+ * its stdout, stderr and exit status. The including file defines DIR (its
+ * scratch folder, created on demand) and ERR_FILE (where stderr goes) first.
+ */
+#ifndef REWIND_TEST_SHELL_H
+#define REWIND_TEST_SHELL_H
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+struct run {
+	int status;
+	char out[16384], err[16384];
+};
+
+static void sh(const char *cmd, struct run *r)
+{
+	char full[9000];
+	FILE *p, *e;
+	int raw;
+	size_t n;
+
+	snprintf(full, sizeof(full), "mkdir -p " DIR " && { %s; } 2>" ERR_FILE, cmd);
+	p = popen(full, "r");
+	assert_non_null(p);
+	n = fread(r->out, 1, sizeof(r->out) - 1, p);
+	r->out[n] = '\0';
+	raw = pclose(p);
+	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+	e = fopen(ERR_FILE, "r");
+	assert_non_null(e);
+	r->err[fread(r->err, 1, sizeof(r->err) - 1, e)] = '\0';
+	fclose(e);
+}
+
+/* One of four run records, cleared: a test compares up to four runs at once. */
+static struct run *new_run(void)
+{
+	static struct run runs[4];
+	static unsigned int next;
+
+	return memset(&runs[next++ % 4], 0, sizeof(runs[0]));
+}
+
+#endif
