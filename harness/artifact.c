@@ -73,6 +73,8 @@ char *artifact_output_tail(const struct trace *t, size_t from, unsigned int line
 	/* back over `lines` line ends, not counting a final one */
 	while (start > 0 && !(all[start - 1] == '\n' && start != len && ++seen == lines))
 		start--;
+	if (len - start > ARTIFACT_OUTPUT_TAIL_BYTES) /* a flood of one line */
+		start = len - ARTIFACT_OUTPUT_TAIL_BYTES;
 	memmove(all, all + start, len - start + 1);
 	return all;
 }

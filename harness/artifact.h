@@ -15,6 +15,7 @@
 #define ARTIFACT_FORMAT		   "rewind-crash"
 #define ARTIFACT_VERSION	   2 /* 2: "added_files"; version 1 is read too */
 #define ARTIFACT_OUTPUT_TAIL_LINES 20
+#define ARTIFACT_OUTPUT_TAIL_BYTES (16u << 10) /* at most this much of them */
 
 /* What a run is a function of, besides the input. */
 struct run_identity {

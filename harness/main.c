@@ -11,6 +11,7 @@
 #include "vmm/log.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -635,6 +636,8 @@ int main(int argc, char **argv)
 	const char *env_dir = getenv("REWIND_ARTIFACTS");
 	int rc;
 
+	/* a file size limit: writes fail with "File too large" and are reported */
+	signal(SIGXFSZ, SIG_IGN);
 	c.artifact_dir = env_dir && *env_dir ? env_dir : "rewind-crashes";
 	if (job_init_defaults(&c.job) < 0)
 		return 64;

@@ -13,6 +13,7 @@ static const char *const class_names[CLASS_COUNT] = {
 	[CLASS_STUCK] = "stuck",
 	[CLASS_POWER_OFF] = "power-off",
 	[CLASS_GUEST_FAULT] = "guest-fault",
+	[CLASS_FLOOD] = "flood",
 	[CLASS_REJECTED] = "rejected",
 	[CLASS_TIMEOUT] = "timeout",
 	[CLASS_HOST_ERROR] = "host-error",
@@ -58,6 +59,8 @@ enum exec_class exec_class_of(const struct vm *vm)
 		return CLASS_GUEST_FAULT;
 	case VM_WALL_BUDGET:
 		return CLASS_TIMEOUT;
+	case VM_TRACE_BUDGET:
+		return CLASS_FLOOD;
 	case VM_RUNNING:
 	case VM_HOST_ERROR:
 	default:

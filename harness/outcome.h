@@ -20,6 +20,7 @@ enum exec_class {
 	CLASS_STUCK,	   /* no exit for the stuck time: a spin in user space or kernel */
 	CLASS_POWER_OFF,   /* the guest powered off before the job ended (init died) */
 	CLASS_GUEST_FAULT, /* the guest broke the VMM's ABI */
+	CLASS_FLOOD,	   /* the trace outgrew its budget: a flood of output or events */
 	CLASS_REJECTED,	   /* the input is not a valid schedule: nothing ran */
 	CLASS_TIMEOUT,	   /* the wall budget ran out (host-timed, not reproducible) */
 	CLASS_HOST_ERROR,  /* KVM or the host failed */

@@ -27,6 +27,26 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* The rename is durable only once the directory is on disk too. */
+static int sync_directory_of(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	int fd, rc = 0;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0 && errno != EINVAL) /* some file systems cannot sync a directory */
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
 int file_write_atomic(const char *path, const struct file_part *parts, size_t count)
 {
 	char tmp[4096];
@@ -53,7 +73,11 @@ int file_write_atomic(const char *path, const struct file_part *parts, size_t co
 	if (rc) {
 		rw_err_errno(-rc, "cannot write %s (nothing was replaced)", path);
 		unlink(tmp);
+		return rc;
 	}
+	rc = sync_directory_of(path);
+	if (rc)
+		rw_err_errno(-rc, "wrote %s, but cannot sync its directory to disk", path);
 	return rc;
 }
 

@@ -1,5 +1,7 @@
 #include "vmm/keyframe_file.h"
 
+#include "vmm/guest_mem.h"
+
 #include "vmm/file.h"
 #include "vmm/log.h"
 
@@ -186,6 +188,43 @@ static int load_pages(struct vm *vm, struct cursor *c, uint64_t count)
 	return c->left == 0 ? 0 : -EINVAL;
 }
 
+/* Whether trace holds exactly count records and ends with READY at ready_step. */
+static bool trace_adds_up(const uint8_t *trace, uint64_t len, uint64_t count, uint64_t ready_step)
+{
+	struct trace t = {.buf = (uint8_t *)trace, .len = len};
+	struct trace_record rec = {0};
+	uint64_t n = 0;
+	size_t at = 0;
+
+	while (trace_next(&t, &at, &rec, NULL))
+		n++;
+	return at == len && n == count && rec.type == TRACE_READY && rec.step == ready_step;
+}
+
+/*
+ * Every field against what the VMM could have written: a checksum only says
+ * the file is as its writer sealed it, and a keyframe may come from anyone.
+ */
+static bool vmm_fields_valid(const struct vm *vm, const struct keyframe_file_vmm *v,
+			     const uint8_t *trace)
+{
+	const char *bad = NULL;
+
+	if (!v->shared_gpa || v->shared_gpa % MEM_PAGE_SIZE ||
+	    !guest_mem_ptr(&vm->km, v->shared_gpa, MEM_PAGE_SIZE))
+		bad = "its shared page is not a page of guest RAM";
+	else if (!v->ready_step || v->ready_step != v->steps)
+		bad = "it was not taken at READY";
+	else if (v->clock.quantum_ns != vm->clock.quantum_ns)
+		bad = "its clock runs at another quantum";
+	else if (v->trace_len > VM_TRACE_MAX_DEFAULT ||
+		 !trace_adds_up(trace, v->trace_len, v->trace_count, v->ready_step))
+		bad = "its trace does not add up (or does not end at READY)";
+	if (bad)
+		rw_err("the keyframe's state is not one the VMM writes: %s", bad);
+	return !bad;
+}
+
 static int load_payload(struct vm *vm, struct cursor *c)
 {
 	static struct vcpu_state vcpu; /* large; loading is not reentrant anyway */
@@ -195,7 +234,7 @@ static int load_payload(struct vm *vm, struct cursor *c)
 
 	if (take_copy(c, &vcpu, sizeof(vcpu)) < 0 || take_copy(c, &v, sizeof(v)) < 0 ||
 	    !(trace = take(c, v.trace_len)) || take_copy(c, &pages, sizeof(pages)) < 0 ||
-	    load_pages(vm, c, pages) < 0)
+	    !vmm_fields_valid(vm, &v, trace) || load_pages(vm, c, pages) < 0)
 		return -EINVAL;
 	trace_restore(&vm->trace, trace, v.trace_len, v.trace_count);
 	vm->clock = v.clock;

@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,9 @@ static void usage(FILE *to)
 		"Exit status: the job's exit code (128+N if killed by signal N); otherwise\n"
 		"  64 bad inputs or no KVM, 65 powered off without a job status, 66 kernel panic,\n"
 		"  67 deadlock (idle, no timer), 68 stuck (no exits), 69 step budget exceeded,\n"
-		"  70 guest fault (invalid call to the VMM), 71 host error.\n"
+		"  70 guest fault (invalid call to the VMM), 71 host error, 72 trace budget\n"
+		"  exceeded (the guest flooded output or events: 64 MiB of trace), 73 the run\n"
+		"  directory could not be written (nothing half-written is left).\n"
 		"The run directory holds manifest.json (inputs, run id, outcome, trace hash) and\n"
 		"trace.bin (every event with its step).\n",
 		DEFAULT_EPOCH_S, DEFAULT_STEP_BUDGET, DEFAULT_STUCK_MS);
@@ -237,6 +240,9 @@ static int cmd_trace(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* a file size limit: writes fail with "File too large" and are reported,
+	 * temporary files removed, instead of the signal killing us half-way */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "trace"))

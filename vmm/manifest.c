@@ -94,15 +94,16 @@ int manifest_write_run(const struct run_options *opt, const struct run_inputs *i
 	cJSON_Delete(root);
 	if (!text)
 		return -ENOMEM;
+	/* the trace first: a manifest is only there with the trace it names */
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/trace.bin", dir);
+		rc = trace_write(&vm->trace, path);
+	}
 	if (!rc) {
 		struct file_part parts[] = {{text, strlen(text)}, {"\n", 1}};
 
 		snprintf(path, sizeof(path), "%s/manifest.json", dir);
 		rc = file_write_atomic(path, parts, 2);
-	}
-	if (!rc) {
-		snprintf(path, sizeof(path), "%s/trace.bin", dir);
-		rc = trace_write(&vm->trace, path);
 	}
 	free(text);
 	return rc;

@@ -3,7 +3,9 @@
 #include "vmm/lapic.h"
 #include "vmm/vm.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 _Static_assert(sizeof(struct rewind_shared) == 4096, "struct rewind_shared is one page");
 
@@ -29,6 +31,15 @@ static void port_shared(struct vm *vm, uint32_t pfn)
 	uint64_t gpa = (uint64_t)pfn << 12;
 	struct rewind_shared *sh = guest_mem_ptr(&vm->km, gpa, sizeof(*sh));
 
+	/* The VMM clears the page it is given: a second registration could clear a
+	 * page of a later run's memory that no keyframe restore puts back. */
+	if (vm->shared_gpa) {
+		vm_finish(vm, VM_GUEST_FAULT,
+			  "a second registration of the shared page (pfn %#x): it is registered "
+			  "once, at boot",
+			  pfn);
+		return;
+	}
 	if (!sh || gpa == 0) {
 		vm_finish(vm, VM_GUEST_FAULT, "shared page pfn %#x is outside guest RAM", pfn);
 		return;
@@ -84,6 +95,15 @@ static void port_event(struct vm *vm, uint32_t gpa)
 	feedback_on_event(vm, &rec);
 }
 
+/* When the armed timer fires, made late by timer-late injections; the guest's
+ * deadline is any u64: never past the end of time by wrapping round. */
+static uint64_t late_deadline(const struct vm *vm, const struct rewind_shared *sh)
+{
+	uint64_t at = sh->timer_deadline + vm->timer_late_ns;
+
+	return at < sh->timer_deadline ? UINT64_MAX : at;
+}
+
 /* The guest idles with interrupts disabled: jump to its timer or give up. */
 static void port_idle(struct vm *vm)
 {
@@ -99,7 +119,7 @@ static void port_idle(struct vm *vm)
 		vm_finish(vm, VM_DEADLOCK, "the guest is idle with no timer armed");
 		return;
 	}
-	vclock_jump_to(&vm->clock, sh->timer_deadline + vm->timer_late_ns);
+	vclock_jump_to(&vm->clock, late_deadline(vm, sh));
 }
 
 static void vmm_record(struct vm *vm, uint32_t type, uint64_t arg0)
@@ -130,8 +150,34 @@ static void port_power(struct vm *vm, uint32_t how)
 	}
 }
 
+/*
+ * Ports only the guest kernel uses, rarely (the shared page at boot, power
+ * at the end): user space (the job, or rewind-init, which has the other
+ * ports) is refused them. The ports of every step are not checked (a
+ * register read per exit); what a job can do with them is add records to
+ * its own run, which stays a pure function of its inputs.
+ */
+bool ports_from_user(struct vm *vm, uint16_t port)
+{
+	struct kvm_sregs sregs;
+
+	if (port != REWIND_PORT_SHARED && port != REWIND_PORT_POWER)
+		return false;
+	if (ioctl(vm->km.vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
+		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_SREGS at a port: %s", strerror(errno));
+		return true;
+	}
+	if ((sregs.cs.selector & 3) == 3) {
+		vm_finish(vm, VM_GUEST_FAULT, "user space wrote the kernel's port %#x", port);
+		return true;
+	}
+	return false;
+}
+
 void ports_handle(struct vm *vm, uint16_t port, uint32_t value)
 {
+	if (ports_from_user(vm, port))
+		return;
 	switch (port) {
 	case REWIND_PORT_SHARED:
 		port_shared(vm, value);
@@ -152,11 +198,21 @@ void ports_handle(struct vm *vm, uint16_t port, uint32_t value)
 		counter_preempt(vm);
 		break;
 	case REWIND_PORT_JOB_STATUS:
+		if (vm->has_job_status) {
+			vm_finish(vm, VM_GUEST_FAULT, "a second job status (%#x)", value);
+			break;
+		}
 		vm->job_status = (int)value;
 		vm->has_job_status = true;
 		vmm_record(vm, TRACE_JOB_STATUS, value);
 		break;
 	case REWIND_PORT_READY:
+		if (vm->ready_step) {
+			vm_finish(vm, VM_GUEST_FAULT,
+				  "a second READY (the job started at step %llu)",
+				  (unsigned long long)vm->ready_step);
+			break;
+		}
 		vm->ready_step = vm->steps;
 		vm->paused = vm->cfg.stop_at_ready;
 		vmm_record(vm, TRACE_READY, 0);
@@ -184,7 +240,7 @@ void ports_fire_due_timer(struct vm *vm)
 	if (!sh || vm->outcome != VM_RUNNING)
 		return;
 	sh->now_ns = vm->clock.now_ns;
-	if (sh->timer_deadline && sh->timer_deadline + vm->timer_late_ns <= vm->clock.now_ns) {
+	if (sh->timer_deadline && late_deadline(vm, sh) <= vm->clock.now_ns) {
 		sh->timer_deadline = 0;
 		vm->timer_late_ns = 0; /* a late-timer injection delays one firing */
 		vm_raise(vm, REWIND_PENDING_TIMER);

@@ -31,6 +31,7 @@ static int exit_status_of(const struct vm *vm)
 		[VM_GUEST_FAULT] = RUN_STATUS_GUEST_FAULT,
 		[VM_HOST_ERROR] = RUN_STATUS_HOST_ERROR,
 		[VM_WALL_BUDGET] = RUN_STATUS_STUCK,
+		[VM_TRACE_BUDGET] = RUN_STATUS_TRACE_BUDGET,
 	};
 
 	if (vm->outcome != VM_EXITED)
@@ -190,8 +191,10 @@ int run_job(const struct run_options *opt)
 		res.exit_status = rc ? RUN_STATUS_SETUP : exit_status_of(&vm);
 		if (!rc)
 			print_summary(&vm, &res);
-		if (!rc && manifest_write_run(opt, &in, &vm, &res) < 0)
+		if (!rc && manifest_write_run(opt, &in, &vm, &res) < 0) {
 			rw_err("the run finished but its run directory could not be written");
+			res.exit_status = RUN_STATUS_OUTPUT_LOST;
+		}
 		vm_destroy(&vm);
 	}
 	run_inputs_free(&in);

@@ -44,6 +44,8 @@ enum run_status {
 	RUN_STATUS_STEP_BUDGET = 69,
 	RUN_STATUS_GUEST_FAULT = 70,
 	RUN_STATUS_HOST_ERROR = 71,
+	RUN_STATUS_TRACE_BUDGET = 72, /* the trace outgrew its budget: a flood */
+	RUN_STATUS_OUTPUT_LOST = 73,  /* the run ended but its run directory was not written */
 };
 
 struct run_result {

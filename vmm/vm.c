@@ -13,11 +13,12 @@
 #include <time.h>
 
 static const char *const outcome_names[] = {
-	[VM_RUNNING] = "running",	  [VM_EXITED] = "exited",
-	[VM_POWER_OFF] = "power-off",	  [VM_PANIC] = "panic",
-	[VM_DEADLOCK] = "deadlock",	  [VM_STUCK] = "stuck",
-	[VM_STEP_BUDGET] = "step-budget", [VM_GUEST_FAULT] = "guest-fault",
-	[VM_HOST_ERROR] = "host-error",	  [VM_WALL_BUDGET] = "wall-budget",
+	[VM_RUNNING] = "running",	    [VM_EXITED] = "exited",
+	[VM_POWER_OFF] = "power-off",	    [VM_PANIC] = "panic",
+	[VM_DEADLOCK] = "deadlock",	    [VM_STUCK] = "stuck",
+	[VM_STEP_BUDGET] = "step-budget",   [VM_GUEST_FAULT] = "guest-fault",
+	[VM_HOST_ERROR] = "host-error",	    [VM_WALL_BUDGET] = "wall-budget",
+	[VM_TRACE_BUDGET] = "trace-budget",
 };
 
 const char *vm_outcome_name(enum vm_outcome outcome)
@@ -229,6 +230,15 @@ enum vm_outcome vm_run(struct vm *vm)
 			break;
 		}
 		if (handle_exit(vm, reason)) {
+			if (vm->trace.len >
+			    (vm->cfg.trace_max ? vm->cfg.trace_max : VM_TRACE_MAX_DEFAULT))
+				vm_finish(vm, VM_TRACE_BUDGET,
+					  "the trace passed its budget of %llu MiB (a flood of "
+					  "output or events)",
+					  (unsigned long long)((vm->cfg.trace_max
+									? vm->cfg.trace_max
+									: VM_TRACE_MAX_DEFAULT) >>
+							       20));
 			if (vm->cfg.step_budget && vm->steps >= vm->cfg.step_budget)
 				vm_finish(vm, VM_STEP_BUDGET, "step budget of %llu exceeded",
 					  (unsigned long long)vm->cfg.step_budget);

@@ -19,16 +19,19 @@
 
 enum vm_outcome {
 	VM_RUNNING = 0,
-	VM_EXITED,	/* the job ended and the guest powered off */
-	VM_POWER_OFF,	/* the guest powered off without a job status */
-	VM_PANIC,	/* guest kernel panic */
-	VM_DEADLOCK,	/* idle with no timer armed: nothing can ever happen */
-	VM_STUCK,	/* no exit for longer than the wall budget */
-	VM_STEP_BUDGET, /* more steps than allowed */
-	VM_GUEST_FAULT, /* invalid Rewind call, unknown port or MMIO, triple fault */
-	VM_HOST_ERROR,	/* KVM or the host failed */
-	VM_WALL_BUDGET, /* the run took longer than its wall budget (host-timed) */
+	VM_EXITED,	 /* the job ended and the guest powered off */
+	VM_POWER_OFF,	 /* the guest powered off without a job status */
+	VM_PANIC,	 /* guest kernel panic */
+	VM_DEADLOCK,	 /* idle with no timer armed: nothing can ever happen */
+	VM_STUCK,	 /* no exit for longer than the wall budget */
+	VM_STEP_BUDGET,	 /* more steps than allowed */
+	VM_GUEST_FAULT,	 /* invalid Rewind call, unknown port or MMIO, triple fault */
+	VM_HOST_ERROR,	 /* KVM or the host failed */
+	VM_WALL_BUDGET,	 /* the run took longer than its wall budget (host-timed) */
+	VM_TRACE_BUDGET, /* the trace outgrew its byte budget: a flood of output or events */
 };
+
+#define VM_TRACE_MAX_DEFAULT (64ull << 20) /* bytes of trace a run may make */
 
 struct vm_config {
 	uint64_t ram_size;
@@ -43,6 +46,7 @@ struct vm_config {
 	uint32_t countdown_max; /* read at least every N events (0: the ABI's maximum) */
 	uint64_t block_ns;	/* counter mode: virtual time an event costs */
 	uint64_t wall_ms;	/* wall time allowed for one vm_run (0 = unlimited) */
+	uint64_t trace_max;	/* trace bytes allowed (0: VM_TRACE_MAX_DEFAULT) */
 	FILE *output;		/* guest program output goes here as it happens */
 	FILE *console;		/* kernel console text goes here (NULL: kept in trace only) */
 	uint32_t exec_seed[REWIND_SEED_WORDS]; /* read by the guest after READY */
@@ -170,6 +174,8 @@ void vm_finish(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* The Rewind port handlers (vmm/ports.c): one OUTL the guest made. */
+/* A write to a port only the guest kernel may use, from user space: a guest fault (true). */
+bool ports_from_user(struct vm *vm, uint16_t port);
 void ports_handle(struct vm *vm, uint16_t port, uint32_t value);
 
 /* The one INL the ABI has: the next word of the execution seed. */

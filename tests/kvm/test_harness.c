@@ -1208,6 +1208,22 @@ static void test_replay_is_honest(void **state)
 	expect_status(r, 0, "reproduces with the changed job: signal");
 }
 
+/* A job that floods its output is a failure of its own ("flood"), with a bounded artifact. */
+static void test_a_flood_is_a_bounded_failure(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/flood-art && " HARNESS " --artifacts " DIR
+	   "/flood-art corpus/ledger/empty -- /bin/cat /dev/zero >/dev/null",
+	   r);
+	expect_status(r, 1, "outcome flood (the trace passed its budget of 64 MiB");
+	/* the artifact keeps the last 16 KiB of the output, not 64 MiB */
+	sh("wc -c <$(ls " DIR "/flood-art/flood-*.json)", r);
+	expect_status(r, 0, NULL);
+	assert_true(strtol(r->out, NULL, 10) < 64 * 1024);
+}
+
 /* Writes a copy of the artifact with one sed edit and replays it; returns the run. */
 static void replay_edited(const char *artifact, const char *sed, const char *extra, struct run *r)
 {
@@ -1329,6 +1345,7 @@ int main(void)
 		cmocka_unit_test(test_explain_names_the_racing_pair),
 		cmocka_unit_test(test_replay_is_honest),
 		cmocka_unit_test(test_crafted_artifacts_are_refused),
+		cmocka_unit_test(test_a_flood_is_a_bounded_failure),
 		cmocka_unit_test(test_bundle_replays_in_another_directory),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),

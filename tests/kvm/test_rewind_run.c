@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,10 @@
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
+#include <xxhash.h>
+
+#include "vmm/keyframe_file.h"
+#include "vmm/vcpu_state.h"
 
 #define REWIND	  "build/tests/rewind-asan"
 #define OUT_BYTES (64 * 1024)
@@ -220,7 +225,26 @@ static void test_failures_have_their_own_outcome(void **state)
 	assert_non_null(strstr(r->out, "command not found in the guest"));
 }
 
-/* Every hostile case ends as a guest fault or a normal outcome; the VMM never crashes. */
+/* Hostile calls the ABI allows, harmless ones: the guest's RAM is contiguous, and an
+ * idle or yield from user space only moves the clock. Every other case is a fault. */
+static bool harmless_case(const char *name)
+{
+	static const char *const harmless[] = {"event-payload-crosses-page",
+					       "event-header-crosses-page", "idle-from-user",
+					       "yield-garbage"};
+
+	for (size_t i = 0; i < sizeof(harmless) / sizeof(harmless[0]); i++)
+		if (!strcmp(name, harmless[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Every hostile case ends as it must: a guest fault at its invalid call (a
+ * user program writing the kernel's ports, a second READY or job status, a
+ * bad record...), or the job's normal exit for the harmless ones; the VMM
+ * never crashes.
+ */
 static void test_hostile_guest_leaves_vmm_intact(void **state)
 {
 	struct run *list = new_run(), *r = new_run();
@@ -240,7 +264,47 @@ static void test_hostile_guest_leaves_vmm_intact(void **state)
 		if (r->status < 0 || r->outcome[0] == '\0')
 			fail_msg("hostile %s: the VMM died (status %d)\n%s", case_name, r->status,
 				 r->err);
+		if (strcmp(r->outcome, harmless_case(case_name) ? "exited" : "guest-fault") != 0)
+			fail_msg("hostile %s: outcome %s\n%s", case_name, r->outcome, r->err);
 	}
+}
+
+/* A guest that floods its output ends in a bounded trace with its own outcome. */
+static void test_a_flood_meets_the_trace_budget(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	rewind_run("-- /bin/cat /dev/zero >/dev/null", r); /* 64 MiB of output */
+	expect(r, 72, "trace-budget");
+	assert_non_null(strstr(r->err, "the trace passed its budget of 64 MiB"));
+}
+
+/*
+ * Outputs are crash-safe: under a file size limit the run says "File too
+ * large", exits 73 and leaves neither a half trace nor a manifest without
+ * its trace, nor temporary files; an output folder that cannot be made
+ * gives 73 too.
+ */
+static void test_lost_outputs_are_reported_and_leave_nothing_half_written(void **state)
+{
+	struct run *r = new_run(), *ls = new_run();
+	char cmd[512];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf build/test-runs/limited && ulimit -f 8 && %s run --out "
+		 "build/test-runs/limited -- /bin/hello",
+		 REWIND);
+	shell(cmd, r);
+	assert_int_equal(r->status, 73);
+	assert_non_null(strstr(r->err, "File too large"));
+	shell("ls -A build/test-runs/limited", ls);
+	assert_string_equal(ls->out, "");
+	snprintf(cmd, sizeof(cmd), "%s run --out /proc/nope/run -- /bin/true", REWIND);
+	shell(cmd, r);
+	assert_int_equal(r->status, 73);
+	assert_non_null(strstr(r->err, "cannot create the run directory /proc/nope/run"));
 }
 
 static void test_bad_inputs_are_refused_clearly(void **state)
@@ -343,6 +407,39 @@ static void damage_keyframe(const char *to, long truncate_to, long flip_at)
 	}
 }
 
+/*
+ * An edited keyframe whose checksums are made to match again: writes a copy
+ * of KEYFRAME with the shared page's address replaced, re-sealed.
+ */
+static void reseal_keyframe_with_shared_gpa(const char *to, uint64_t gpa)
+{
+	size_t at = sizeof(struct keyframe_file_header) + sizeof(struct vcpu_state) +
+		    offsetof(struct keyframe_file_vmm, shared_gpa);
+	struct keyframe_file_header h;
+	FILE *f = fopen(KEYFRAME, "rb");
+	uint8_t *data;
+	long len;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	rewind(f);
+	data = malloc((size_t)len);
+	assert_non_null(data);
+	assert_int_equal(fread(data, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	memcpy(data + at, &gpa, sizeof(gpa));
+	memcpy(&h, data, sizeof(h));
+	h.payload_xxh3 = XXH3_64bits(data + sizeof(h), h.payload_len);
+	h.header_xxh3 = XXH3_64bits(&h, offsetof(struct keyframe_file_header, header_xxh3));
+	memcpy(data, &h, sizeof(h));
+	f = fopen(to, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	free(data);
+}
+
 static void test_bad_keyframes_are_refused(void **state)
 {
 	struct run *r = new_run();
@@ -366,6 +463,11 @@ static void test_bad_keyframes_are_refused(void **state)
 	rewind_run("--mem 128M --keyframe " KEYFRAME " -- /bin/hello", r);
 	assert_int_equal(r->status, 64);
 	assert_non_null(strstr(r->err, "belongs to other inputs"));
+	/* checksums made to match again: the fields themselves are checked */
+	reseal_keyframe_with_shared_gpa("build/test-runs/resealed.keyframe", 0xfffffffffffff000ull);
+	rewind_run("--keyframe build/test-runs/resealed.keyframe -- /bin/hello", r);
+	assert_int_equal(r->status, 64);
+	assert_non_null(strstr(r->err, "its shared page is not a page of guest RAM"));
 }
 
 #define TRACE_DIR     "build/scratch/trace"
@@ -575,6 +677,8 @@ int main(void)
 		cmocka_unit_test(test_sleep_costs_a_few_steps),
 		cmocka_unit_test(test_failures_have_their_own_outcome),
 		cmocka_unit_test(test_hostile_guest_leaves_vmm_intact),
+		cmocka_unit_test(test_a_flood_meets_the_trace_budget),
+		cmocka_unit_test(test_lost_outputs_are_reported_and_leave_nothing_half_written),
 		cmocka_unit_test(test_adversarial_is_identical_20_times_under_load),
 		cmocka_unit_test(test_keyframe_restore_equals_boot),
 		cmocka_unit_test(test_keyframe_repeats_are_identical),
