@@ -18,6 +18,7 @@
 #include <time.h>
 
 #define INPUT_FILE_MAX	(16u << 20) /* inputs and JSON files are a few KiB */
+#define CLI_MAX_FILES	64
 #define CLI_MAX_CHANGES (RUN_MAX_ADDS + 16)
 
 enum mode {
@@ -50,6 +51,8 @@ struct cli {
 	/* the job options as given, in order: a replay applies them over an artifact's job */
 	struct job_change changes[CLI_MAX_CHANGES];
 	size_t change_count;
+	const char *files[CLI_MAX_FILES]; /* arguments that are not options: INPUT, more replays */
+	size_t file_count;
 	char **command; /* after --, or NULL */
 	size_t command_len;
 };
@@ -60,10 +63,8 @@ static void usage(FILE *to)
 		"usage: afl-fuzz -i corpus/ledger -o OUT -- rewind-harness [OPTIONS] @@\n"
 		"       rewind-harness [OPTIONS] INPUT       run one input, print output and "
 		"outcome\n"
-		"       rewind-harness --replay FILE [--repeat N]  replay a crash artifact, "
-		"bundle\n"
-		"                                            or raw input (N times: the same "
-		"run?)\n"
+		"       rewind-harness --replay FILE... [--repeat N]  replay crash artifacts,\n"
+		"                                            bundles or raw inputs (N times each)\n"
 		"       rewind-harness --replay ARTIFACT [JOB OPTIONS] [--expect-fixed] [-- CMD]\n"
 		"                                            replay it with the job changed (a "
 		"fix)\n"
@@ -318,24 +319,34 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+o:vh", long_options, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			return 1;
+	/* options in any order: around an INPUT (more --replay files), up to "--",
+	 * after which everything is the command */
+	for (;;) {
+		while ((opt = getopt_long(argc, argv, "+o:vh", long_options, NULL)) != -1) {
+			if (opt == 'h') {
+				usage(stdout);
+				return 1;
+			}
+			if (opt == '?' || apply_option(c, opt, optarg) < 0)
+				return -EINVAL;
 		}
-		if (opt == '?' || apply_option(c, opt, optarg) < 0)
+		if (optind >= argc || (optind > 1 && strcmp(argv[optind - 1], "--") == 0))
+			break;
+		if (c->file_count == CLI_MAX_FILES) {
+			rw_err("more than %d files", CLI_MAX_FILES);
 			return -EINVAL;
+		}
+		c->files[c->file_count++] = argv[optind++];
 	}
-	/* [INPUT] [-- CMD ARGS...]: getopt stops at the first non-option, or
-	 * right after a "--" it consumed (then there is no INPUT) */
-	bool after_dashes = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
-
-	if (!after_dashes && optind < argc && strcmp(argv[optind], "--") != 0)
-		c->file = c->mode == MODE_RUN ? argv[optind++] : c->file;
-	if (!after_dashes && optind < argc && strcmp(argv[optind], "--") == 0)
-		optind++;
-	else if (!after_dashes && optind < argc) {
-		rw_err("unexpected argument '%s' (the command goes after --)", argv[optind]);
+	if (c->mode == MODE_RUN && c->file_count > 1) {
+		rw_err("one input at a time, not '%s' and '%s' (--replay takes several)",
+		       c->files[0], c->files[1]);
+		return -EINVAL;
+	}
+	if (c->mode == MODE_RUN && c->file_count)
+		c->file = c->files[0];
+	else if (c->mode != MODE_REPLAY && c->file_count) {
+		rw_err("unexpected argument '%s' (the command goes after --)", c->files[0]);
 		return -EINVAL;
 	}
 	if (optind < argc) {
@@ -616,6 +627,31 @@ static int fuzz_or_run(struct cli *c)
 	return rc;
 }
 
+/* How bad a replay's status is: a setup failure, then an unreadable file, then a difference. */
+static int replay_severity(int rc)
+{
+	return rc == REPLAY_SETUP ? 3 : rc == REPLAY_BAD_FILE ? 2 : rc == REPLAY_DIFFERS ? 1 : 0;
+}
+
+/* --replay FILE [FILE...]: each in turn; the status is the worst. */
+static int replay_files(const struct cli *c, const struct replay_options *ro)
+{
+	int worst = REPLAY_SAME;
+
+	for (size_t i = 0; i <= c->file_count; i++) {
+		const char *path = i ? c->files[i - 1] : c->file;
+		int rc;
+
+		if (c->file_count)
+			fprintf(stderr, "rewind-harness: replaying %s (%zu of %zu)\n", path, i + 1,
+				c->file_count + 1);
+		rc = replay_file(path, ro);
+		if (replay_severity(rc) > replay_severity(worst))
+			worst = rc;
+	}
+	return worst;
+}
+
 static const struct replay_options *replay_options_of(struct cli *c, struct replay_options *ro)
 {
 	*ro = (struct replay_options){.job = &c->job,
@@ -648,7 +684,7 @@ int main(int argc, char **argv)
 	}
 	switch (c.mode) {
 	case MODE_REPLAY:
-		rc = replay_file(c.file, replay_options_of(&c, &ro));
+		rc = replay_files(&c, replay_options_of(&c, &ro));
 		break;
 	case MODE_BUNDLE:
 		if (!c.output) {

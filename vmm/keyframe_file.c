@@ -225,14 +225,14 @@ static bool vmm_fields_valid(const struct vm *vm, const struct keyframe_file_vmm
 	return !bad;
 }
 
-static int load_payload(struct vm *vm, struct cursor *c)
+/* Everything up to the vCPU: vcpu is only filled in, vm gets RAM and VMM state. */
+static int load_payload(struct vm *vm, struct cursor *c, struct vcpu_state *vcpu)
 {
-	static struct vcpu_state vcpu; /* large; loading is not reentrant anyway */
 	struct keyframe_file_vmm v;
 	const uint8_t *trace;
 	uint64_t pages;
 
-	if (take_copy(c, &vcpu, sizeof(vcpu)) < 0 || take_copy(c, &v, sizeof(v)) < 0 ||
+	if (take_copy(c, vcpu, sizeof(*vcpu)) < 0 || take_copy(c, &v, sizeof(v)) < 0 ||
 	    !(trace = take(c, v.trace_len)) || take_copy(c, &pages, sizeof(pages)) < 0 ||
 	    !vmm_fields_valid(vm, &v, trace) || load_pages(vm, c, pages) < 0)
 		return -EINVAL;
@@ -241,15 +241,14 @@ static int load_payload(struct vm *vm, struct cursor *c)
 	vm->steps = v.steps;
 	vm->shared_gpa = v.shared_gpa;
 	vm->ready_step = v.ready_step;
-	return vcpu_state_load(&vm->km, &vcpu) < 0 ? -EIO : 0;
+	return 0;
 }
 
 /* Reads path whole and checks it; on success the caller frees *data. */
 static int read_checked(const char *path, uint8_t **data, size_t *len,
 			const struct keyframe_file_header **h)
 {
-	/* a keyframe holds at most the guest's RAM (3 GiB) and its trace */
-	int rc = file_read_max(path, 4ull << 30, "keyframe", data, len);
+	int rc = file_read_max(path, KEYFRAME_FILE_MAX, "keyframe", data, len);
 
 	if (rc)
 		return rc;
@@ -259,25 +258,38 @@ static int read_checked(const char *path, uint8_t **data, size_t *len,
 	return rc;
 }
 
-int keyframe_file_load(const char *path, struct vm *vm, const struct keyframe_identity *id)
+int keyframe_file_parse(const char *path, const uint8_t *data, size_t len, struct vm *vm,
+			const struct keyframe_identity *id, struct vcpu_state *vcpu)
 {
 	const struct keyframe_file_header *h;
-	uint8_t *data;
-	size_t len;
-	int rc = read_checked(path, &data, &len, &h);
+	int rc = check_file(path, data, len, &h);
 
-	if (rc)
-		return rc;
-	rc = check_identity(path, &h->id, id);
+	if (!rc)
+		rc = check_identity(path, &h->id, id);
 	if (!rc) {
 		struct cursor c = {data + sizeof(*h), h->payload_len};
 
-		rc = load_payload(vm, &c);
+		rc = load_payload(vm, &c, vcpu);
 		if (rc == -EINVAL)
 			rw_err("%s: its contents do not add up (a bug in the writer?)", path);
 	}
-	free(data);
 	return rc;
+}
+
+int keyframe_file_load(const char *path, struct vm *vm, const struct keyframe_identity *id)
+{
+	static struct vcpu_state vcpu; /* large; loading is not reentrant anyway */
+	uint8_t *data;
+	size_t len;
+	int rc = file_read_max(path, KEYFRAME_FILE_MAX, "keyframe", &data, &len);
+
+	if (rc)
+		return rc;
+	rc = keyframe_file_parse(path, data, len, vm, id, &vcpu);
+	free(data);
+	if (rc)
+		return rc;
+	return vcpu_state_load(&vm->km, &vcpu) < 0 ? -EIO : 0;
 }
 
 int keyframe_file_describe(const char *path, FILE *to)

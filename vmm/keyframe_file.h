@@ -14,8 +14,9 @@
 
 #include "vmm/keyframe.h"
 
-#define KEYFRAME_MAGIC	 "RWKEYFR1"
-#define KEYFRAME_VERSION 1
+#define KEYFRAME_MAGIC	  "RWKEYFR1"
+#define KEYFRAME_VERSION  1
+#define KEYFRAME_FILE_MAX (4ull << 30) /* the guest's RAM (3 GiB at most) and its trace */
 
 /* What a keyframe belongs to: a restore with other inputs would be another run. */
 struct keyframe_identity {
@@ -59,6 +60,18 @@ int keyframe_file_write(const char *path, const struct keyframe *kf, const struc
  * mismatched file with a message naming what is wrong (-EINVAL).
  */
 int keyframe_file_load(const char *path, struct vm *vm, const struct keyframe_identity *id);
+
+/*
+ * keyframe_file_load's checks and parsing of a file's len bytes at data (as
+ * malloc returns them: the header is read in place), up to but not including
+ * the vCPU: fills vcpu, and vm's guest RAM and VMM state (of vm it needs only
+ * km.ram, km.ram_size, clock.quantum_ns and an initialised trace). What
+ * keyframe_file_load adds is reading the file and vcpu_state_load. 0 or
+ * -EINVAL (reported, path naming the file); tests/fuzz/fuzz_keyframe.c fuzzes
+ * it without KVM.
+ */
+int keyframe_file_parse(const char *path, const uint8_t *data, size_t len, struct vm *vm,
+			const struct keyframe_identity *id, struct vcpu_state *vcpu);
 
 /* Prints a keyframe file's header (for `rewind keyframe FILE`); 0 if the file is sound. */
 int keyframe_file_describe(const char *path, FILE *to);

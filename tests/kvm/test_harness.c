@@ -1206,6 +1206,14 @@ static void test_replay_is_honest(void **state)
 	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --stuck-ms 3000", artifact);
 	sh(cmd, r);
 	expect_status(r, 0, "reproduces with the changed job: signal");
+	/* options after the input, and several files to replay: the worst status counts */
+	sh(HARNESS " corpus/ledger/empty --wall-ms 20000 -- /bin/ledger", r);
+	expect_status(r, 0, "outcome pass");
+	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s corpus/ledger/empty", artifact);
+	sh(cmd, r);
+	expect_status(r, 1, "does not reproduce: the input passes");
+	assert_non_null(strstr(r->err, "(2 of 2)"));
+	assert_non_null(strstr(r->err, "outcome, step and trace as in the artifact"));
 }
 
 /* A job that floods its output is a failure of its own ("flood"), with a bounded artifact. */
