@@ -4,8 +4,13 @@
  * unaligned and huge guest-physical addresses, the last page of guest RAM and
  * beyond it, forged event records with bad types and lengths, power states
  * that do not exist, a second READY), wrong access sizes and reads (outb,
- * outw, inb, inw, inl) to Rewind ports, and accesses to unknown ports. Each
- * is announced on stdout first. The VMM should end the run with a clear
+ * outw, inb, inw, inl) to Rewind ports, accesses to unknown ports, a seed
+ * read past the words rewind-init took, a counter write with no preemption
+ * due, and the frame of a page-cache page of /bin/hello offered as the shared
+ * page ("probe poison"). Other cases attack without ports: a flood of output,
+ * the farthest timer deadline the guest kernel can arm, and the trap flag set
+ * by the program itself. Each is announced on stdout first. The VMM should
+ * end the run with its exact outcome (tests/kvm/test_hostile.c): a clear
  * "guest fault" at the first invalid call, and never be harmed.
  *
  * usage: hostile [--force] [list | CASE...]
@@ -19,24 +24,29 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define PAGE_SIZE 4096u
 #define MAX_CASES 64
 
-enum access { OUT_B, OUT_W, OUT_L, IN_B, IN_W, IN_L };
+/* ACT: no port access, the case's own action (act). */
+enum access { OUT_B, OUT_W, OUT_L, IN_B, IN_W, IN_L, ACT };
 
 struct hostile_case {
 	char name[32];
 	enum access access;
 	uint16_t port;
 	uint32_t value;
+	void (*act)(void);
 	char what[128];
 };
 
@@ -52,10 +62,29 @@ struct guest_facts {
 	unsigned char *page; /* a locked page of ours, for forged event records */
 	uint64_t page_pfn;
 	bool page_known;
+	uint64_t hello_pfn; /* a page-cache page of /bin/hello */
+	bool hello_known;
 };
 
 static void add(struct case_list *l, const char *name, enum access access, uint16_t port,
 		uint32_t value, const char *fmt, ...) GU_PRINTF(6, 7);
+
+static struct hostile_case *add_case(struct case_list *l, const char *name, const char *fmt,
+				     va_list ap) GU_PRINTF(3, 0);
+
+static struct hostile_case *add_case(struct case_list *l, const char *name, const char *fmt,
+				     va_list ap)
+{
+	struct hostile_case *c;
+
+	if (l->count == MAX_CASES)
+		gu_die("more than %d cases: raise MAX_CASES", MAX_CASES);
+	c = &l->items[l->count++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	vsnprintf(c->what, sizeof(c->what), fmt, ap);
+	return c;
+}
 
 static void add(struct case_list *l, const char *name, enum access access, uint16_t port,
 		uint32_t value, const char *fmt, ...)
@@ -63,16 +92,28 @@ static void add(struct case_list *l, const char *name, enum access access, uint1
 	struct hostile_case *c;
 	va_list ap;
 
-	if (l->count == MAX_CASES)
-		gu_die("more than %d cases: raise MAX_CASES", MAX_CASES);
-	c = &l->items[l->count++];
-	snprintf(c->name, sizeof(c->name), "%s", name);
+	va_start(ap, fmt);
+	c = add_case(l, name, fmt, ap);
+	va_end(ap);
 	c->access = access;
 	c->port = port;
 	c->value = value;
+}
+
+/* A case that makes no port access: act does the attack. */
+static void add_act(struct case_list *l, const char *name, void (*act)(void), const char *fmt, ...)
+	GU_PRINTF(4, 5);
+
+static void add_act(struct case_list *l, const char *name, void (*act)(void), const char *fmt, ...)
+{
+	struct hostile_case *c;
+	va_list ap;
+
 	va_start(ap, fmt);
-	vsnprintf(c->what, sizeof(c->what), fmt, ap);
+	c = add_case(l, name, fmt, ap);
 	va_end(ap);
+	c->access = ACT;
+	c->act = act;
 }
 
 /* Highest end of "System RAM" in /proc/iomem (root sees real addresses). */
@@ -102,12 +143,36 @@ static void find_ram_end(struct guest_facts *f)
 		gu_say_fd(2, "hostile: /proc/iomem shows no System RAM (RAM-end cases left out)\n");
 }
 
-/* Locks one page of ours and finds its frame in /proc/self/pagemap (root only). */
-static void find_own_page(struct guest_facts *f)
+/* The frame of the page at addr (mapped and present) from /proc/self/pagemap (root
+ * only), below 4 GiB so that its gpa fits 32 bits; false, with a warning, if not found. */
+static bool frame_of(const void *addr, const char *what, uint64_t *pfn)
 {
 	uint64_t entry;
-	int fd;
+	bool found = false;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 
+	if (fd < 0) {
+		gu_warn_errno("open /proc/self/pagemap (%s left out)", what);
+		return false;
+	}
+	if (pread(fd, &entry, sizeof(entry), (off_t)((uintptr_t)addr / PAGE_SIZE * 8)) !=
+	    (ssize_t)sizeof(entry))
+		gu_warn_errno("read /proc/self/pagemap (%s left out)", what);
+	else if (!(entry >> 63) || !(entry & ((1ull << 55) - 1)))
+		gu_say_fd(2, "hostile: pagemap hides the frame (%s left out)\n", what);
+	else if ((entry & ((1ull << 55) - 1)) >= (1ull << 20))
+		gu_say_fd(2, "hostile: the page lies above 4 GiB (%s left out)\n", what);
+	else {
+		*pfn = entry & ((1ull << 55) - 1);
+		found = true;
+	}
+	close(fd);
+	return found;
+}
+
+/* Locks one page of ours and finds its frame. */
+static void find_own_page(struct guest_facts *f)
+{
 	f->page = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (f->page == MAP_FAILED)
 		gu_die_errno("mmap of one page");
@@ -116,24 +181,27 @@ static void find_own_page(struct guest_facts *f)
 		gu_warn_errno("mlock (forged-event cases left out)");
 		return;
 	}
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	f->page_known = frame_of(f->page, "forged-event cases", &f->page_pfn);
+}
+
+/* The frame of the first page of /bin/hello in the page cache, mapped shared. */
+static void find_hello_page(struct guest_facts *f)
+{
+	int fd = open("/bin/hello", O_RDONLY | O_CLOEXEC);
+	volatile const unsigned char *at;
+
 	if (fd < 0) {
-		gu_warn_errno("open /proc/self/pagemap (forged-event cases left out)");
+		gu_warn_errno("open /bin/hello (probe-poison left out)");
 		return;
 	}
-	if (pread(fd, &entry, sizeof(entry), (off_t)((uintptr_t)f->page / PAGE_SIZE * 8)) !=
-	    (ssize_t)sizeof(entry))
-		gu_warn_errno("read /proc/self/pagemap (forged-event cases left out)");
-	else if (!(entry >> 63) || !(entry & ((1ull << 55) - 1)))
-		gu_say_fd(2, "hostile: pagemap hides the frame (forged-event cases left out)\n");
-	else {
-		f->page_pfn = entry & ((1ull << 55) - 1);
-		f->page_known = f->page_pfn < (1ull << 20); /* its gpa must fit 32 bits */
-		if (!f->page_known)
-			gu_say_fd(2, "hostile: our page lies above 4 GiB (forged-event cases "
-				     "left out)\n");
-	}
+	at = mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
+	if (at == MAP_FAILED) {
+		gu_warn_errno("mmap of /bin/hello (probe-poison left out)");
+		return;
+	}
+	(void)at[0]; /* fault it in: its frame is the page cache's */
+	f->hello_known = frame_of((const void *)at, "probe-poison", &f->hello_pfn);
 }
 
 /* Writes a forged event header at offset in our page; returns its gpa. */
@@ -164,6 +232,9 @@ static void add_shared_cases(struct case_list *l, const struct guest_facts *f)
 	if (f->page_known)
 		add(l, "shared-user-page", OUT_L, p, (uint32_t)f->page_pfn,
 		    "pfn of a user-space page (re-registers the shared page)");
+	if (f->hello_known)
+		add(l, "probe-poison", OUT_L, p, (uint32_t)f->hello_pfn,
+		    "pfn of a page-cache page of /bin/hello: the VMM must not clear it");
 }
 
 static void add_event_cases(struct case_list *l, const struct guest_facts *f)
@@ -212,6 +283,94 @@ static void add_other_port_cases(struct case_list *l)
 	    "job status 0 while the job still runs, not from init");
 	add(l, "ready-again", OUT_L, REWIND_PORT_READY, 0, "a second READY, not from init");
 	add(l, "ready-garbage", OUT_L, REWIND_PORT_READY, 0xffffffff, "READY with 0xffffffff");
+	add(l, "seed-after-init", IN_L, REWIND_PORT_SEED, 0,
+	    "a seed read past the 8 words rewind-init took after READY");
+	add(l, "counter-write", OUT_L, REWIND_PORT_COUNTER, 0,
+	    "a counter write with no preemption due");
+}
+
+/* Output forever: the trace must meet its budget, never grow without end. */
+static void act_flood(void)
+{
+	static char block[4096];
+
+	memset(block, 'F', sizeof(block));
+	for (;;)
+		if (gu_write_all(1, block, sizeof(block)) < 0)
+			gu_die("write to stdout failed");
+}
+
+/*
+ * The farthest deadline the guest kernel arms: its time is a signed 64-bit
+ * count of ns (KTIME_MAX, a sleep "forever", arms no timer at all), so an
+ * absolute sleep to the last whole second before it, about 292 years. The
+ * VMM jumps there at once (deadline + late saturates, it never wraps) and
+ * fires the timer then, never early. The guest kernel then catches its
+ * timekeeping up one second at a time (accumulate_nsecs_to_secs), billions
+ * of iterations without an exit: the run ends stuck in the guest kernel, at
+ * the deadline's virtual time. Should the kernel ever get through, the
+ * program checks that it did not wake early.
+ */
+static void act_timer_far(void)
+{
+	const struct timespec until = {.tv_sec = INT64_MAX / 1000000000 - 1, .tv_nsec = 0};
+	struct timespec now;
+	int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+
+	if (rc)
+		gu_die("clock_nanosleep to %lld s: %s", (long long)until.tv_sec, strerror(rc));
+	now = gu_now(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
+	if (now.tv_sec < until.tv_sec)
+		gu_die("timer-far: woke early, at %lld.%09ld s", (long long)now.tv_sec,
+		       now.tv_nsec);
+	gu_say("hostile: timer-far: woke at %lld.%09ld s\n", (long long)now.tv_sec, now.tv_nsec);
+}
+
+#define RFLAGS_TF  0x100ull
+#define TRAPS_WANT 100
+
+static volatile sig_atomic_t traps;
+
+/* One single-step trap of ours; the 100th clears the trap flag. */
+static void on_trap(int sig, siginfo_t *info, void *context)
+{
+	ucontext_t *uc = context;
+
+	(void)sig;
+	(void)info;
+	if (++traps >= TRAPS_WANT)
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)RFLAGS_TF;
+}
+
+/* The program sets TF itself: every trap is its own SIGTRAP, none is the VMM's. */
+static void act_trap_flag(void)
+{
+	struct sigaction sa = {.sa_sigaction = on_trap, .sa_flags = SA_SIGINFO};
+
+	if (sigaction(SIGTRAP, &sa, NULL) < 0)
+		gu_die_errno("sigaction(SIGTRAP)");
+	/* below the red zone: pushf must not overwrite the compiler's locals */
+	__asm__ volatile("lea -128(%%rsp), %%rsp\n\t"
+			 "pushfq\n\t"
+			 "orq %0, (%%rsp)\n\t"
+			 "popfq\n\t"
+			 "lea 128(%%rsp), %%rsp"
+			 :
+			 : "i"(RFLAGS_TF)
+			 : "memory", "cc");
+	while (traps < TRAPS_WANT)
+		;
+	gu_say("hostile: trap-flag: %d traps, all delivered to the program\n", (int)traps);
+}
+
+static void add_act_cases(struct case_list *l)
+{
+	add_act(l, "flood", act_flood, "write to stdout forever");
+	add_act(l, "timer-far", act_timer_far,
+		"sleep to CLOCK_MONOTONIC %lld s, the last second before KTIME_MAX",
+		(long long)(INT64_MAX / 1000000000 - 1));
+	add_act(l, "trap-flag", act_trap_flag,
+		"set the trap flag and take %d SIGTRAPs, then clear it", TRAPS_WANT);
 }
 
 static void add_access_cases(struct case_list *l)
@@ -236,6 +395,7 @@ static void build_cases(struct case_list *l, const struct guest_facts *f)
 	add_event_cases(l, f);
 	add_other_port_cases(l);
 	add_access_cases(l);
+	add_act_cases(l);
 }
 
 static const char *port_name(uint16_t port)
@@ -257,7 +417,9 @@ static const unsigned access_width[] = {1, 2, 4, 1, 2, 4};
 
 static void describe(const struct hostile_case *c, const char *prefix)
 {
-	if (c->access >= IN_B)
+	if (c->access == ACT)
+		gu_say("%s%s: %s\n", prefix, c->name, c->what);
+	else if (c->access >= IN_B)
 		gu_say("%s%s: %s(port 0x%04x %s): %s\n", prefix, c->name, access_names[c->access],
 		       c->port, port_name(c->port), c->what);
 	else
@@ -269,6 +431,11 @@ static void run_case(const struct hostile_case *c)
 {
 	uint32_t got = 0;
 
+	if (c->access == ACT) {
+		describe(c, "hostile: ");
+		c->act();
+		return;
+	}
 	if (ioperm(c->port, access_width[c->access], 1) < 0)
 		gu_die_errno("ioperm(0x%04x, %u)", c->port, access_width[c->access]);
 	describe(c, "hostile: ");
@@ -290,6 +457,8 @@ static void run_case(const struct hostile_case *c)
 		break;
 	case IN_L:
 		got = inl(c->port);
+		break;
+	case ACT:
 		break;
 	}
 	if (c->access >= IN_B)
@@ -313,6 +482,7 @@ int main(int argc, char **argv)
 
 	find_ram_end(&facts);
 	find_own_page(&facts);
+	find_hello_page(&facts);
 	build_cases(&cases, &facts);
 	if (argc > first && strcmp(argv[first], "list") == 0) {
 		for (size_t i = 0; i < cases.count; i++)

@@ -317,11 +317,11 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 /* Returns 0, 1 after --help, or -EINVAL. */
 static int parse_cli(struct cli *c, int argc, char **argv)
 {
-	int opt;
-
 	/* options in any order: around an INPUT (more --replay files), up to "--",
 	 * after which everything is the command */
 	for (;;) {
+		int opt;
+
 		while ((opt = getopt_long(argc, argv, "+o:vh", long_options, NULL)) != -1) {
 			if (opt == 'h') {
 				usage(stdout);

@@ -8,45 +8,15 @@
  * survive the JSON form (to text, parsed again, back to binary) unchanged;
  * anything else aborts, which afl-fuzz records as a crash. Built with
  * afl-clang-fast it runs in persistent mode, rereading FILE each round
- * (not shared-memory test cases: __AFL_FUZZ_INIT would make afl-fuzz stop
- * writing FILE).
+ * (tests/fuzz/fuzz.h). Planted bug (-DFUZZ_PLANTED_BUG): an accepted input
+ * whose seed has a byte of 0xf0 or more (no seed's has).
  */
+#define FUZZ_NAME "fuzz_input"
+
 #include "harness/input.h"
+#include "tests/fuzz/fuzz.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#define READ_MAX (1 << 20) /* afl-fuzz's own default limit on test case size */
-
-static uint8_t file_buf[READ_MAX];
-
-/* Reads up to READ_MAX bytes of fd; returns the length. */
-static size_t read_all(int fd)
-{
-	size_t len = 0;
-
-	while (len < sizeof(file_buf)) {
-		ssize_t n = read(fd, file_buf + len, sizeof(file_buf) - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	return len;
-}
-
-static void die(const char *what, const char *why)
-{
-	fprintf(stderr, "fuzz_input: %s: %s\n", what, why);
-	abort();
-}
+#include <stdbool.h>
 
 /* The JSON form of in, as text, parsed again and encoded: must give bytes back. */
 static void check_json(const struct exec_input *in, const uint8_t *bytes, size_t len)
@@ -58,74 +28,63 @@ static void check_json(const struct exec_input *in, const uint8_t *bytes, size_t
 	char *text;
 
 	if (!json)
-		die("input_to_json", "refused an accepted input");
+		fuzz_die("input_to_json", "refused an accepted input");
 	text = cJSON_PrintUnformatted(json);
 	cJSON_Delete(json);
 	if (!text)
-		die("cJSON_PrintUnformatted", "failed");
+		fuzz_die("cJSON_PrintUnformatted", "failed");
 	again = cJSON_Parse(text);
 	if (!again)
-		die("cJSON_Parse of own output", text);
+		fuzz_die("cJSON_Parse of own output", text);
 	if (input_from_json(again, &back, why, sizeof(why)) != 0)
-		die(text, why);
+		fuzz_die(text, why);
 	cJSON_Delete(again);
 	cJSON_free(text);
 	if (input_encode(&back, out) != len || memcmp(out, bytes, len) != 0)
-		die("JSON round trip", "bytes differ");
+		fuzz_die("JSON round trip", "bytes differ");
 }
 
-static void check(const uint8_t *bytes, size_t len)
+#ifdef FUZZ_PLANTED_BUG
+static bool has_byte_from(uint64_t v, uint8_t min)
+{
+	for (; v; v >>= 8) {
+		if ((uint8_t)v >= min)
+			return true;
+	}
+	return false;
+}
+#endif
+
+static void check(const uint8_t *bytes, size_t len, const char *path)
 {
 	static struct exec_input in;
 	char why[160] = "";
 	/* an exact-size copy, so ASan catches a read past the end */
-	uint8_t *data = malloc(len ? len : 1);
+	uint8_t *data = fuzz_copy(bytes, len);
 
-	if (!data)
-		die("malloc", strerror(errno));
-	memcpy(data, bytes, len);
+	(void)path;
 	if (input_parse(data, len, &in, why, sizeof(why)) == 0) {
 		static uint8_t out[INPUT_MAX_SIZE];
 
 		len -= (len - INPUT_HEADER_SIZE) % INPUT_RECORD_SIZE; /* partial last record */
 
 		if (input_encode(&in, out) != len || memcmp(out, data, len) != 0)
-			die("binary round trip", "bytes differ");
+			fuzz_die("binary round trip", "bytes differ");
 		check_json(&in, data, len);
+		FUZZ_PLANTED(has_byte_from(in.seed, 0xf0),
+			     "an accepted input whose seed has a byte of 0xf0 or more");
 	} else if (why[0] == '\0') {
-		die("input_parse", "rejected without a reason");
+		fuzz_die("input_parse", "rejected without a reason");
 	}
 	free(data);
-}
-
-static void check_file(const char *path)
-{
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-
-	if (fd < 0) {
-		fprintf(stderr, "fuzz_input: %s: %s\n", path, strerror(errno));
-		exit(2);
-	}
-	check(file_buf, read_all(fd));
-	if (path)
-		close(fd);
 }
 
 /* Writes one seed as DIR/NAME; returns 0 or -1. */
 static int write_seed(const char *dir, const char *name, const struct exec_input *in)
 {
 	static uint8_t buf[INPUT_MAX_SIZE];
-	char path[4096];
-	size_t len = input_encode(in, buf);
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
-		fprintf(stderr, "fuzz_input: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return fuzz_write_seed(dir, name, buf, input_encode(in, buf));
 }
 
 /* A few valid inputs: empty, one of each kind, a pct sample, a mixed schedule, a full one. */
@@ -134,10 +93,6 @@ static int write_seeds(const char *dir)
 	static struct exec_input in;
 	int rc = 0;
 
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "fuzz_input: %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
 	in = (struct exec_input){.seed = 1, .mode = INPUT_MODE_STEPS};
 	rc |= write_seed(dir, "empty", &in);
 	in.seed = 0x0123456789abcdefULL;
@@ -177,22 +132,10 @@ static int write_seeds(const char *dir)
 	for (uint32_t i = 0; i < SCHEDULE_MAX; i++)
 		in.schedule.at[i] = (struct injection){.step = i, .kind = INJECT_RESCHED};
 	rc |= write_seed(dir, "full", &in);
-	return rc ? 1 : 0;
+	return rc ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0)
-		return write_seeds(argv[2]);
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: fuzz_input [FILE] | fuzz_input --write-seeds DIR\n");
-		return 2;
-	}
-#ifdef __AFL_HAVE_MANUAL_CONTROL
-	while (__AFL_LOOP(10000))
-		check_file(argc == 2 ? argv[1] : NULL);
-#else
-	check_file(argc == 2 ? argv[1] : NULL);
-#endif
-	return 0;
+	return fuzz_main(argc, argv, check, write_seeds, NULL, NULL);
 }

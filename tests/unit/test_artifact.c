@@ -7,6 +7,7 @@
  * refused with a message, never read out of bounds (ASan) or crashed on.
  */
 #include "harness/artifact.h"
+#include "tests/unit/artifact_sample.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,25 +20,6 @@
 #include <cmocka.h>
 
 #define MUTANTS 200000
-
-static const char artifact[] =
-	"{\"format\":\"rewind-crash\",\"version\":2,"
-	"\"input\":{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"steps\","
-	"\"seed\":\"0x0000000000000000\",\"injections\":[{\"step\":21,\"kind\":\"stall\","
-	"\"us\":15000}]},"
-	"\"input_hex\":\"52575349010000000000000000000000150000000200983a\","
-	"\"job\":{\"command\":[\"/bin/myledger\"],\"kernel\":\"/k/bzImage\","
-	"\"initramfs\":\"/k/initramfs.cpio\",\"add\":[\"myledger:/bin/myledger\"],"
-	"\"mem_mib\":128,\"epoch_s\":1767225600,\"step_budget\":100000,\"stuck_ms\":2000,"
-	"\"wall_ms\":10000,\"slice_blocks\":10000,\"block_ns\":1},"
-	"\"added_files\":[{\"guest\":\"/bin/myledger\",\"mode\":493,"
-	"\"xxh3\":\"0x464fd9ca811eb46b\"}],"
-	"\"identity\":{\"kernel_xxh3\":\"0x682dfe81e849febc\","
-	"\"initramfs_xxh3\":\"0xbfee06af635a33dd\",\"job_xxh3\":\"0x87737706c28ca9d0\","
-	"\"cpu_model\":\"rewind-amd-v1\",\"abi_version\":4,\"quantum_ns\":5000},"
-	"\"outcome\":{\"class\":\"signal\",\"detail\":\"job exited\",\"job_wait_status\":6,"
-	"\"step\":39,\"injections_applied\":1},"
-	"\"trace_xxh3\":\"0xf15bfc035c628530\",\"output_tail\":\"ledger: lost update\\n\"}";
 
 /* Parses text; what it printed (stderr) goes to msg. Returns artifact_parse's result. */
 static int parse(const char *text, size_t len, struct artifact_expect *e, char *msg, size_t n)
@@ -70,7 +52,7 @@ static void test_a_real_artifact_reads_back(void **state)
 	char msg[1024];
 
 	(void)state;
-	assert_int_equal(parse(artifact, strlen(artifact), &e, msg, sizeof(msg)), 0);
+	assert_int_equal(parse(artifact_sample, strlen(artifact_sample), &e, msg, sizeof(msg)), 0);
 	assert_int_equal(e.cls, CLASS_SIGNAL);
 	assert_int_equal(e.job_steps, 39);
 	assert_int_equal(e.identity.abi_version, 4);
@@ -84,12 +66,12 @@ static void test_a_real_artifact_reads_back(void **state)
 /* The artifact with the first `from` replaced by `to`: refused, naming `says`. */
 static void expect_refused(const char *from, const char *to, const char *says)
 {
-	char text[sizeof(artifact) + 256], msg[1024];
-	const char *at = strstr(artifact, from);
+	char text[sizeof(artifact_sample) + 256], msg[1024];
+	const char *at = strstr(artifact_sample, from);
 	struct artifact_expect e;
 
 	assert_non_null(at);
-	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - artifact), artifact, to,
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - artifact_sample), artifact_sample, to,
 		 at + strlen(from));
 	if (parse(text, strlen(text), &e, msg, sizeof(msg)) == 0 || !strstr(msg, says))
 		fail_msg("%s -> %s: wanted a refusal naming '%s', got: %s", from, to, says, msg);
@@ -140,9 +122,9 @@ static size_t mutate(uint64_t *s, char *out)
 					     "\"/\"",
 					     "0",
 					     "4294967296"};
-	size_t len = sizeof(artifact) - 1, at = next(s) % len;
+	size_t len = sizeof(artifact_sample) - 1, at = next(s) % len;
 
-	memcpy(out, artifact, len);
+	memcpy(out, artifact_sample, len);
 	switch (next(s) % 3) {
 	case 0:
 		for (int i = 0, n = 1 + (int)(next(s) % 4); i < n; i++)
@@ -157,7 +139,7 @@ static size_t mutate(uint64_t *s, char *out)
 		if (at + skip > len)
 			skip = len - at;
 		memcpy(out + at, t, tl);
-		memcpy(out + at + tl, artifact + at + skip, len - at - skip);
+		memcpy(out + at + tl, artifact_sample + at + skip, len - at - skip);
 		return len - skip + tl;
 	}
 	}
@@ -165,7 +147,7 @@ static size_t mutate(uint64_t *s, char *out)
 
 static void test_damaged_artifacts_are_refused_or_read(void **state)
 {
-	static char text[sizeof(artifact) + 64];
+	static char text[sizeof(artifact_sample) + 64];
 	uint64_t seed = 0x5eed, accepted = 0;
 
 	(void)state;
