@@ -1232,6 +1232,23 @@ static void test_a_flood_is_a_bounded_failure(void **state)
 	assert_true(strtol(r->out, NULL, 10) < 64 * 1024);
 }
 
+/* rewind-fuzz never deletes results: an output folder that holds some is refused, kept. */
+static void test_rewind_fuzz_keeps_earlier_results(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/kept && mkdir -p " DIR "/kept/artifacts && echo found >" DIR
+	   "/kept/artifacts/signal-1.json && REWIND_HARNESS=" HARNESS_AFL
+	   " harness/rewind-fuzz --seconds 5 --out " DIR "/kept",
+	   r);
+	expect_status(r, 2, "already holds an earlier run's results");
+	assert_non_null(strstr(r->err, "nothing was deleted"));
+	sh("cat " DIR "/kept/artifacts/signal-1.json", r);
+	expect_status(r, 0, NULL);
+	assert_string_equal(r->out, "found\n");
+}
+
 /* Writes a copy of the artifact with one sed edit and replays it; returns the run. */
 static void replay_edited(const char *artifact, const char *sed, const char *extra, struct run *r)
 {
@@ -1354,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(test_replay_is_honest),
 		cmocka_unit_test(test_crafted_artifacts_are_refused),
 		cmocka_unit_test(test_a_flood_is_a_bounded_failure),
+		cmocka_unit_test(test_rewind_fuzz_keeps_earlier_results),
 		cmocka_unit_test(test_bundle_replays_in_another_directory),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),
