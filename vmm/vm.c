@@ -61,6 +61,8 @@ int vm_create(struct vm *vm, const struct vm_config *cfg)
 
 	memset(vm, 0, sizeof(*vm));
 	vm->cfg = *cfg;
+	if (!vm->cfg.trace_max)
+		vm->cfg.trace_max = VM_TRACE_MAX_DEFAULT;
 	vm->clock.quantum_ns = cfg->quantum_ns;
 	rc = trace_init(&vm->trace);
 	if (!rc)
@@ -230,15 +232,11 @@ enum vm_outcome vm_run(struct vm *vm)
 			break;
 		}
 		if (handle_exit(vm, reason)) {
-			if (vm->trace.len >
-			    (vm->cfg.trace_max ? vm->cfg.trace_max : VM_TRACE_MAX_DEFAULT))
+			if (vm->trace.len > vm->cfg.trace_max)
 				vm_finish(vm, VM_TRACE_BUDGET,
 					  "the trace passed its budget of %llu MiB (a flood of "
 					  "output or events)",
-					  (unsigned long long)((vm->cfg.trace_max
-									? vm->cfg.trace_max
-									: VM_TRACE_MAX_DEFAULT) >>
-							       20));
+					  (unsigned long long)(vm->cfg.trace_max >> 20));
 			if (vm->cfg.step_budget && vm->steps >= vm->cfg.step_budget)
 				vm_finish(vm, VM_STEP_BUDGET, "step budget of %llu exceeded",
 					  (unsigned long long)vm->cfg.step_budget);

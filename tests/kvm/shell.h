@@ -1,7 +1,8 @@
 /*
  * Test helper for the end-to-end KVM tests: runs a shell command, capturing
  * its stdout, stderr and exit status. The including file defines DIR (its
- * scratch folder, created on demand) and ERR_FILE (where stderr goes) first.
+ * scratch folder, created on demand), ERR_FILE (where stderr goes) and
+ * HARNESS (the rewind-harness binary) first.
  */
 #ifndef REWIND_TEST_SHELL_H
 #define REWIND_TEST_SHELL_H
@@ -42,6 +43,22 @@ static struct run *new_run(void)
 	static unsigned int next;
 
 	return memset(&runs[next++ % 4], 0, sizeof(runs[0]));
+}
+
+/* Writes the binary input at path from a mode ("steps", "counter", "pct") and JSON injections. */
+static inline void write_mode_input(const char *path, const char *mode, const char *injections)
+{
+	char cmd[8192];
+	struct run *r = new_run();
+
+	snprintf(cmd, sizeof(cmd),
+		 "printf '%%s' '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"%s\","
+		 "\"seed\":\"0x0\",\"injections\":[%s]}' >%s.json && " HARNESS
+		 " --from-json %s.json -o %s",
+		 mode, injections, path, path, path);
+	sh(cmd, r);
+	if (r->status != 0)
+		fail_msg("cannot write the input %s (status %d)\n%s", path, r->status, r->err);
 }
 
 #endif

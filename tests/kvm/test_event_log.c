@@ -74,21 +74,6 @@ static uint64_t events_of(const char *line)
 	return strtoull(at, NULL, 10);
 }
 
-/* Writes the binary input at path from a mode and JSON injections. */
-static void write_input(const char *path, const char *mode, const char *injections)
-{
-	char cmd[2048];
-	struct run *r = new_run();
-
-	snprintf(cmd, sizeof(cmd),
-		 "printf '%%s' '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"%s\","
-		 "\"seed\":\"0x0\",\"injections\":[%s]}' >%s.json && " HARNESS
-		 " --from-json %s.json -o %s",
-		 mode, injections, path, path, path);
-	sh(cmd, r);
-	expect_status(r, 0);
-}
-
 /*
  * Runs input on lost_update with and without the log: the same exit status
  * (status, unless it is -1), output and outcome line, returned.
@@ -334,7 +319,7 @@ static void test_pct_failure_is_logged_as_the_same_run(void **state)
 	(void)state;
 	snprintf(inj, sizeof(inj),
 		 "%s,{\"position\":1073741825,\"kind\":\"demote\",\"priority\":2}", pct_threads);
-	write_input(DIR "/pct-mid", "pct", inj);
+	write_mode_input(DIR "/pct-mid", "pct", inj);
 	run_both(DIR "/pct-mid", DIR "/pct-mid.log", DIR "/pct-mid.trace", 1, line, sizeof(line));
 	assert_non_null(strstr(line, "outcome signal"));
 	read_log(DIR "/pct-mid.log", &log);
@@ -358,7 +343,7 @@ static void test_pct_pass_logs_every_event(void **state)
 	struct counter_story s;
 
 	(void)state;
-	write_input(DIR "/pct-none", "pct", pct_threads);
+	write_mode_input(DIR "/pct-none", "pct", pct_threads);
 	run_both(DIR "/pct-none", DIR "/pct-none.log", DIR "/pct-none.trace", 0, line,
 		 sizeof(line));
 	assert_non_null(strstr(line, "outcome pass"));
@@ -408,8 +393,9 @@ static void test_counter_preemptions_land_at_logged_events(void **state)
 	size_t n;
 
 	(void)state;
-	write_input(DIR "/preempt", "counter",
-		    "{\"block\":100,\"kind\":\"preempt\"},{\"block\":250,\"kind\":\"preempt\"}");
+	write_mode_input(
+		DIR "/preempt", "counter",
+		"{\"block\":100,\"kind\":\"preempt\"},{\"block\":250,\"kind\":\"preempt\"}");
 	run_both(DIR "/preempt", DIR "/preempt.log", DIR "/preempt.trace", -1, line, sizeof(line));
 	read_log(DIR "/preempt.log", &log);
 	if (strstr(line, "outcome pass"))

@@ -54,21 +54,6 @@ static void trace_of(const struct run *r, char out[19])
 	out[18] = '\0';
 }
 
-/* Writes the binary input at path from a mode ("steps", "counter") and JSON injections. */
-static void write_mode_input(const char *path, const char *mode, const char *injections)
-{
-	char cmd[8192];
-	struct run *r = new_run();
-
-	snprintf(cmd, sizeof(cmd),
-		 "printf '%%s' '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"%s\","
-		 "\"seed\":\"0x0\",\"injections\":[%s]}' >%s.json && " HARNESS
-		 " --from-json %s.json -o %s",
-		 mode, injections, path, path, path);
-	sh(cmd, r);
-	expect_status(r, 0, NULL);
-}
-
 static void write_input(const char *path, const char *injections)
 {
 	write_mode_input(path, "steps", injections);

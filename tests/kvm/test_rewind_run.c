@@ -487,6 +487,16 @@ static long file_size(const char *path)
 	return (long)st.st_size;
 }
 
+/* Runs hello (once) and reads its trace back with `rewind trace`: JSON lines from READY on. */
+static void read_hello_trace(struct run *t)
+{
+	run_hello_for_its_trace();
+	shell("mkdir -p " TRACE_DIR " && " REWIND " trace " HELLO_TRACE " >" TRACE_DIR
+	      "/job.jsonl && cat " TRACE_DIR "/job.jsonl",
+	      t);
+	assert_int_equal(t->status, 0);
+}
+
 /* `rewind trace` reads a run's trace.bin back: the job from READY on, as JSON lines. */
 static void test_trace_reads_back_the_run(void **state)
 {
@@ -494,11 +504,7 @@ static void test_trace_reads_back_the_run(void **state)
 	const char *at;
 
 	(void)state;
-	run_hello_for_its_trace();
-	shell("mkdir -p " TRACE_DIR " && " REWIND " trace " HELLO_TRACE " >" TRACE_DIR
-	      "/job.jsonl && cat " TRACE_DIR "/job.jsonl",
-	      t);
-	assert_int_equal(t->status, 0);
+	read_hello_trace(t);
 	assert_null(strstr(t->out, "\"boot\""));
 	at = find_after(t->out, t->out, "{\"step\":0,\"pid\":0,\"tid\":0,\"type\":\"ready\"}\n");
 	assert_ptr_equal(at, t->out); /* the first line */
@@ -524,11 +530,7 @@ static void test_trace_text_and_all(void **state)
 	size_t lines = 0, rows = 0;
 
 	(void)state;
-	run_hello_for_its_trace();
-	shell("mkdir -p " TRACE_DIR " && " REWIND " trace " HELLO_TRACE " >" TRACE_DIR
-	      "/job.jsonl && cat " TRACE_DIR "/job.jsonl",
-	      t);
-	assert_int_equal(t->status, 0);
+	read_hello_trace(t);
 	shell(REWIND " trace --text " HELLO_TRACE, x);
 	assert_int_equal(x->status, 0);
 	at = find_after(x->out, x->out,
