@@ -174,22 +174,6 @@ int artifact_write_to(const char *path, const struct harness_job *job, const str
 	return rc;
 }
 
-int json_write_atomic(const char *path, const cJSON *json)
-{
-	char *text = json ? cJSON_Print(json) : NULL;
-	struct file_part part;
-	int rc;
-
-	if (!text) {
-		rw_err("out of memory for %s", path);
-		return -ENOMEM;
-	}
-	part = (struct file_part){text, strlen(text)};
-	rc = file_write_atomic(path, &part, 1);
-	free(text);
-	return rc;
-}
-
 int artifact_write(const char *dir, const struct harness_job *job, const struct executor *ex,
 		   const uint8_t *raw, size_t raw_len, const struct exec_input *input,
 		   const struct exec_result *res, char *path, size_t path_len)

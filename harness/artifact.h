@@ -11,6 +11,7 @@
 
 #include "harness/executor.h"
 #include "harness/job.h"
+#include "vmm/json_file.h"
 
 #define ARTIFACT_FORMAT		   "rewind-crash"
 #define ARTIFACT_VERSION	   2 /* 2: "added_files"; version 1 is read too */
@@ -57,9 +58,6 @@ int artifact_write(const char *dir, const struct harness_job *job, const struct 
 int artifact_write_to(const char *path, const struct harness_job *job, const struct executor *ex,
 		      const uint8_t *raw, size_t raw_len, const struct exec_input *input,
 		      const struct exec_result *res);
-
-/* Writes json as text to path (atomically). 0 or -errno (reported). */
-int json_write_atomic(const char *path, const cJSON *json);
 
 /*
  * Reads an artifact: applies its job to job, fills input and expect.

@@ -1,5 +1,7 @@
 #include "harness/executor.h"
 
+#include "harness/job_start.h"
+#include "vmm/kvm_speed.h"
 #include "vmm/log.h"
 
 #include <inttypes.h>
@@ -24,6 +26,28 @@ static double seconds_since(const struct timespec *start)
 	return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
+/*
+ * Why the guest never got ready: rewind-init's own words when it printed
+ * any (a command not in the guest), else the outcome.
+ */
+static void say_never_ready(const struct vm *vm)
+{
+	char said[1024];
+
+	job_start_output(&vm->trace, 0, said, sizeof(said));
+	if (!said[0])
+		rw_err("the guest never got ready for the job: %s (%s)",
+		       vm_outcome_name(vm->outcome), vm->detail);
+	else if (vm->has_job_status && WIFEXITED(vm->job_status) &&
+		 WEXITSTATUS(vm->job_status) == 127)
+		rw_err("the guest never got ready for the job: %s (check the command after --; put "
+		       "your own program into the guest with --add HOST[:GUEST])",
+		       said);
+	else
+		rw_err("the guest never got ready for the job: %s (%s); it said: %s",
+		       vm_outcome_name(vm->outcome), vm->detail, said);
+}
+
 static int boot_to_ready(struct executor *ex)
 {
 	struct vm *vm = &ex->vm;
@@ -34,8 +58,7 @@ static int boot_to_ready(struct executor *ex)
 	vm_run(vm);
 	vm->cfg.stop_at_ready = false;
 	if (!vm->paused) {
-		rw_err("the guest never got ready for the job: %s (%s)",
-		       vm_outcome_name(vm->outcome), vm->detail);
+		say_never_ready(vm);
 		return -EINVAL;
 	}
 	if (keyframe_capture(vm, &ex->kf) < 0) {
@@ -65,7 +88,9 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 	memset(ex, 0, sizeof(*ex));
 	ex->cfg = *cfg;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = run_inputs_prepare(&ex->in, &cfg->run);
+	rc = kvm_speed_check();
+	if (!rc)
+		rc = run_inputs_prepare(&ex->in, &cfg->run);
 	if (rc)
 		return rc;
 	ex->base_initrd_hash = XXH3_64bits(ex->in.base_initrd, ex->in.base_initrd_len);
@@ -200,4 +225,39 @@ void exec_result_print(const struct exec_result *res)
 		fprintf(stderr, " %" PRIu32 " interleaving features,", res->features);
 	fprintf(stderr, " %" PRIu64 " injections applied, trace 0x%016" PRIx64 "\n", res->injected,
 		res->trace_hash);
+}
+
+/* The wait status as JSON: an exit code, or the signal's name. */
+static void add_job_status(cJSON *o, const struct exec_result *res)
+{
+	if (!res->has_job_status) {
+		cJSON_AddNullToObject(o, "status");
+		return;
+	}
+	cJSON_AddNumberToObject(o, "status", res->job_status);
+	if (WIFEXITED(res->job_status))
+		cJSON_AddNumberToObject(o, "exit_code", WEXITSTATUS(res->job_status));
+	else if (WIFSIGNALED(res->job_status))
+		cJSON_AddStringToObject(o, "signal",
+					sigabbrev_np(WTERMSIG(res->job_status)) ?: "?");
+}
+
+cJSON *exec_result_to_json(const struct exec_result *res)
+{
+	cJSON *o = cJSON_CreateObject();
+	char hash[24];
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "class", exec_class_name(res->cls));
+	cJSON_AddStringToObject(o, "detail", res->detail ? res->detail : "");
+	add_job_status(o, res);
+	cJSON_AddNumberToObject(o, "steps", (double)res->job_steps);
+	cJSON_AddNumberToObject(o, "events", (double)res->blocks);
+	cJSON_AddNumberToObject(o, "stepped", (double)res->stepped);
+	cJSON_AddNumberToObject(o, "features", res->features);
+	cJSON_AddNumberToObject(o, "injections", (double)res->injected);
+	snprintf(hash, sizeof(hash), "0x%016" PRIx64, res->trace_hash);
+	cJSON_AddStringToObject(o, "trace", hash);
+	return o;
 }

@@ -13,6 +13,7 @@
 #include "vmm/run_inputs.h"
 #include "vmm/vm.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 
 struct executor_config {
@@ -56,6 +57,13 @@ struct exec_result {
 
 /* "rewind-harness: outcome CLASS (what happened) at step N, ... trace HASH" on stderr. */
 void exec_result_print(const struct exec_result *res);
+
+/*
+ * The same as one JSON object: class, detail, status (the wait status, or
+ * null) with exit_code or signal, steps, events, stepped, features,
+ * injections, trace ("0x" and 16 hex digits). NULL without memory.
+ */
+cJSON *exec_result_to_json(const struct exec_result *res);
 
 /* Loads the inputs, boots the guest to READY and captures it. 0 or -errno (reported). */
 int executor_open(struct executor *ex, const struct executor_config *cfg);

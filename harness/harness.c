@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+
+#define PROGRESS_EVERY_NS 2000000000ull
 
 /*
  * The first failure this harness saw, as DIR/first-failure.json: afl-fuzz
@@ -31,12 +34,37 @@ static void note_first_failure(const struct harness *h, enum exec_class cls, con
 	file_write_atomic(path, &part, 1);
 }
 
+/*
+ * --progress FILE: the counts so far, every 2 s at most, for a live view
+ * (afl-fuzz writes its plot_data only after its first minute). A coarse
+ * clock read per execution; the file write is off the per-execution path.
+ */
+static void note_progress(struct harness *h)
+{
+	struct timespec ts;
+	uint64_t now;
+	char text[160];
+	int n;
+
+	if (!h->progress_path)
+		return;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now < h->progress_due_ns)
+		return;
+	h->progress_due_ns = now + PROGRESS_EVERY_NS;
+	n = snprintf(text, sizeof(text), "{\"execs\": %llu, \"failures\": %llu}\n",
+		     (unsigned long long)h->execs, (unsigned long long)h->failures);
+	file_write_atomic(h->progress_path, &(struct file_part){text, (size_t)n}, 1);
+}
+
 int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harness_exec *out)
 {
 	struct exec_input input;
 	char path[4096];
 	int rc;
 
+	note_progress(h);
 	h->execs++;
 	memset(&out->res, 0, sizeof(out->res));
 	/* afl-fuzz's own mutations rarely keep an input valid: every byte string is one */

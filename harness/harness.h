@@ -20,8 +20,10 @@ struct harness {
 	struct executor ex;
 	uint8_t *map; /* coverage map (afl's shared memory, or map_buf) */
 	size_t map_size;
-	const char *artifact_dir; /* NULL: no artifacts */
-	bool quiet;		  /* no line per artifact written */
+	const char *artifact_dir;  /* NULL: no artifacts */
+	const char *progress_path; /* NULL, or a file rewritten with the counts every few seconds */
+	uint64_t progress_due_ns;
+	bool quiet; /* no line per artifact written */
 	uint64_t execs, failures, rejected, artifacts;
 	uint64_t decoded;	     /* inputs made valid by input_decode */
 	uint64_t first_failure_exec; /* the execution (1, 2, ...) of the first failure; 0: none */

@@ -2,6 +2,7 @@
 
 #include "vmm/file.h"
 #include "vmm/log.h"
+#include "vmm/size.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -367,10 +368,24 @@ int job_parse_u64(const char *text, const char *what, uint64_t min, uint64_t max
 	return 0;
 }
 
+/* --mem: 64M..3G in whole MiB (artifacts record mem_mib); a bare number is MiB. */
+static int parse_mem(const char *text, uint64_t *bytes)
+{
+	uint64_t v;
+
+	if (size_parse(text, 1ull << 20, &v, NULL) < 0 || v < (64ull << 20) ||
+	    v > (3072ull << 20) || v % (1ull << 20)) {
+		rw_err("--mem must be a whole number of MiB from 64M to 3G (e.g. 128M, 1G; a bare "
+		       "number is MiB), not '%s'",
+		       text);
+		return -EINVAL;
+	}
+	*bytes = v;
+	return 0;
+}
+
 int job_apply_option(struct harness_job *job, const char *option, const char *arg)
 {
-	uint64_t mib;
-
 	if (!strcmp(option, "job"))
 		return job_load_file(job, arg);
 	if (!strcmp(option, "kernel"))
@@ -379,12 +394,8 @@ int job_apply_option(struct harness_job *job, const char *option, const char *ar
 		return job_set_initramfs(job, arg);
 	if (!strcmp(option, "add"))
 		return job_add_file(job, arg);
-	if (!strcmp(option, "mem")) {
-		if (job_parse_u64(arg, "--mem", 64, 3072, &mib) < 0)
-			return -EINVAL;
-		job->run.mem_bytes = mib << 20;
-		return 0;
-	}
+	if (!strcmp(option, "mem"))
+		return parse_mem(arg, &job->run.mem_bytes);
 	if (!strcmp(option, "step-budget"))
 		return job_parse_u64(arg, "--step-budget", 1, 1ull << 40, &job->run.step_budget);
 	if (!strcmp(option, "stuck-ms"))

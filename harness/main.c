@@ -9,6 +9,7 @@
 #include "mutators/schedule.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
+#include "vmm/version.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -40,12 +41,15 @@ struct cli {
 	const char *event_log_path;
 	struct vm_event_log event_log;
 	const char *artifact_dir;
+	const char *progress_path; /* --progress FILE */
 	size_t map_size;
 	uint64_t random_execs, random_seed; /* --random: the baseline search */
 	uint64_t random_seconds;	    /* --seconds: its time budget (0: none) */
 	uint8_t random_mode;
 	uint64_t repeat; /* --replay: run it this many times */
 	bool trust;	 /* --trust: a replay may read the host paths an artifact names */
+	bool json;	 /* --json: a one-shot run's outcome as JSON on stdout */
+	bool version;	 /* --version */
 	bool expect_fixed;
 	struct harness_job job;
 	/* the job options as given, in order: a replay applies them over an artifact's job */
@@ -72,10 +76,13 @@ static void usage(FILE *to)
 		"                                            where it lands, window, racing pair\n"
 		"       rewind-harness --bundle ARTIFACT -o DIR  a crash bundle that replays on\n"
 		"                                            any machine (--replay DIR)\n"
-		"       rewind-harness --to-json INPUT       print an input as JSON\n"
+		"       rewind-harness --to-json FILE        print an input (or an artifact's) as "
+		"JSON\n"
 		"       rewind-harness --from-json FILE -o OUT  write the input of a JSON input "
 		"or\n"
 		"                                            artifact as the binary afl-fuzz uses\n"
+		"       rewind-harness --version             version, guest ABI, CPU model, "
+		"kernel\n"
 		"\n"
 		"Runs a job in Rewind's deterministic guest, once per input; an input is a seed\n"
 		"plus a schedule of injections (docs/input-format.md). Under afl-fuzz it is a\n"
@@ -90,9 +97,11 @@ static void usage(FILE *to)
 		"                      epoch_s, step_budget, stuck_ms, wall_ms, slice_blocks,\n"
 		"                      block_ns)\n"
 		"  --kernel FILE       guest bzImage (default: build/guest/bzImage)\n"
-		"  --initramfs FILE    base initramfs (default: build/guest/initramfs.cpio)\n"
+		"  --initramfs FILE    base initramfs (default: build/guest/initramfs.cpio);\n"
+		"                      --initrd FILE: the same (rewind run's older name)\n"
 		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME)\n"
-		"  --mem MIB           guest RAM in MiB (default %llu)\n"
+		"  --mem SIZE          guest RAM: 128M, 1G, ... (K, M or G; a bare number is\n"
+		"                      MiB; 64M..3G in whole MiB, default %lluM)\n"
 		"  --step-budget N     steps after which a run is a livelock (default %llu)\n"
 		"  --stuck-ms MS       wall ms without an exit after which a run is stuck\n"
 		"                      (default %llu)\n"
@@ -106,7 +115,12 @@ static void usage(FILE *to)
 		"\n"
 		"Fuzzing:\n"
 		"  --artifacts DIR     where crash artifacts go (default: rewind-crashes)\n"
+		"  --progress FILE     rewrite FILE with the executions and failures so far,\n"
+		"                      every 2 s at most (JSON; rewind explore's live view)\n"
 		"  --trace FILE        (one input) write its event trace (RWTRACE1, vmm/trace.h)\n"
+		"  --json              (one input) print the outcome as one JSON object on stdout\n"
+		"                      (class, detail, status, exit_code or signal, steps,\n"
+		"                      injections, trace); the guest's output goes to stderr\n"
 		"  --event-log FILE    (one input, counter and pct modes) write every schedule\n"
 		"                      event of the same run as JSON lines (index, tid, what,\n"
 		"                      pc, addr, value before the access); at most 1M events\n"
@@ -117,7 +131,8 @@ static void usage(FILE *to)
 		"                      --pct: PCT samples (pct mode); --seconds S: stop after S\n"
 		"                      seconds\n"
 		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
-		"  -v, --verbose       show the guest kernel's console\n"
+		"  -v, --verbose       show the guest kernel's console, and where in the source\n"
+		"                      each error comes from (REWIND_DEBUG=1: that alone)\n"
 		"\n"
 		"Replay and explain (an artifact is untrusted: the host paths it names are not\n"
 		"read unless you say so; the kernel and initramfs are this checkout's):\n"
@@ -136,7 +151,8 @@ static void usage(FILE *to)
 		"it reproduces (an artifact: the same run), 1 it does not or it differs (said\n"
 		"on stderr; --expect-fixed: 0 the job passes, 1 it still fails); --explain: 0\n"
 		"explained, 1 it does not fail; 2 unreadable or untrusted file; 64 setup failed\n"
-		"(or the job cannot run the input's mode).\n",
+		"(the guest cannot run the job's command, or the input's mode; a slow /dev/kvm:\n"
+		"run through tests/box/run, or set REWIND_ALLOW_SLOW_KVM=1).\n",
 		JOB_DEFAULT_COMMAND, JOB_DEFAULT_MEM >> 20, JOB_DEFAULT_STEP_BUDGET,
 		JOB_DEFAULT_STUCK_MS, JOB_DEFAULT_WALL_MS, JOB_DEFAULT_SLICE_BLOCKS,
 		JOB_DEFAULT_BLOCK_NS, COVERAGE_DEFAULT_SIZE);
@@ -152,6 +168,7 @@ enum {
 	OPT_STUCK_MS,
 	OPT_WALL_MS,
 	OPT_ARTIFACTS,
+	OPT_PROGRESS,
 	OPT_MAP_SIZE,
 	OPT_REPLAY,
 	OPT_TO_JSON,
@@ -170,18 +187,22 @@ enum {
 	OPT_EXPLAIN,
 	OPT_BUNDLE,
 	OPT_EVENT_LOG,
+	OPT_JSON,
+	OPT_VERSION,
 };
 
 static const struct option long_options[] = {
 	{"job", required_argument, NULL, OPT_JOB},
 	{"kernel", required_argument, NULL, OPT_KERNEL},
 	{"initramfs", required_argument, NULL, OPT_INITRAMFS},
+	{"initrd", required_argument, NULL, OPT_INITRAMFS}, /* rewind run's older name */
 	{"add", required_argument, NULL, OPT_ADD},
 	{"mem", required_argument, NULL, OPT_MEM},
 	{"step-budget", required_argument, NULL, OPT_STEP_BUDGET},
 	{"stuck-ms", required_argument, NULL, OPT_STUCK_MS},
 	{"wall-ms", required_argument, NULL, OPT_WALL_MS},
 	{"artifacts", required_argument, NULL, OPT_ARTIFACTS},
+	{"progress", required_argument, NULL, OPT_PROGRESS},
 	{"map-size", required_argument, NULL, OPT_MAP_SIZE},
 	{"replay", required_argument, NULL, OPT_REPLAY},
 	{"to-json", required_argument, NULL, OPT_TO_JSON},
@@ -200,6 +221,8 @@ static const struct option long_options[] = {
 	{"expect-fixed", no_argument, NULL, OPT_EXPECT_FIXED},
 	{"explain", required_argument, NULL, OPT_EXPLAIN},
 	{"bundle", required_argument, NULL, OPT_BUNDLE},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"version", no_argument, NULL, OPT_VERSION},
 	{"output", required_argument, NULL, 'o'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -256,6 +279,9 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_ARTIFACTS:
 		c->artifact_dir = arg;
 		return 0;
+	case OPT_PROGRESS:
+		c->progress_path = arg;
+		return 0;
 	case OPT_MAP_SIZE:
 		if (job_parse_u64(arg, "--map-size", COVERAGE_MIN_SIZE, COVERAGE_MAX_SIZE, &v) < 0)
 			return -EINVAL;
@@ -306,12 +332,60 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		return set_mode(c, MODE_BUNDLE, arg);
 	case OPT_REPEAT:
 		return job_parse_u64(arg, "--repeat", 1, 100000, &c->repeat);
+	case OPT_JSON:
+		c->json = true;
+		return 0;
+	case OPT_VERSION:
+		c->version = true;
+		return 0;
 	case 'v':
 		c->job.run.verbose = true;
+		rw_log.where = true;
 		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+/* The option that chose a mode, for messages. */
+static const char *mode_option(enum mode m)
+{
+	static const char *const names[] = {
+		[MODE_RUN] = "a run",	      [MODE_REPLAY] = "--replay",
+		[MODE_TO_JSON] = "--to-json", [MODE_FROM_JSON] = "--from-json",
+		[MODE_RANDOM] = "--random",   [MODE_EXPLAIN] = "--explain",
+		[MODE_BUNDLE] = "--bundle",
+	};
+
+	return names[m];
+}
+
+/* getopt's '?' or ':' (opterr is 0: the messages are ours). */
+static void say_bad_option(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		rw_err("%s needs a value (rewind-harness --help)", arg);
+	else
+		rw_err("unknown option '%s' (rewind-harness --help lists them; the guest's command "
+		       "goes after --)",
+		       arg);
+}
+
+/* A file argument the mode has no use for. */
+static void say_extra_file(enum mode mode, const char *file)
+{
+	if (mode == MODE_RANDOM)
+		rw_err("--random makes its own inputs and takes no file, not '%s': to run a "
+		       "command "
+		       "in the guest, put it after -- (rewind-harness --random N -- CMD [ARGS...])",
+		       file);
+	else
+		rw_err("%s takes one file, and '%s' is one more: to run a command in the guest, "
+		       "put "
+		       "it after -- (rewind-harness [OPTIONS] INPUT -- CMD [ARGS...])",
+		       mode_option(mode), file);
 }
 
 /* Returns 0, 1 after --help, or -EINVAL. */
@@ -322,12 +396,17 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	for (;;) {
 		int opt;
 
-		while ((opt = getopt_long(argc, argv, "+o:vh", long_options, NULL)) != -1) {
+		opterr = 0;
+		while ((opt = getopt_long(argc, argv, "+:o:vh", long_options, NULL)) != -1) {
 			if (opt == 'h') {
 				usage(stdout);
 				return 1;
 			}
-			if (opt == '?' || apply_option(c, opt, optarg) < 0)
+			if (opt == '?' || opt == ':') {
+				say_bad_option(opt, argv);
+				return -EINVAL;
+			}
+			if (apply_option(c, opt, optarg) < 0)
 				return -EINVAL;
 		}
 		if (optind >= argc || (optind > 1 && strcmp(argv[optind - 1], "--") == 0))
@@ -346,7 +425,7 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	if (c->mode == MODE_RUN && c->file_count)
 		c->file = c->files[0];
 	else if (c->mode != MODE_REPLAY && c->file_count) {
-		rw_err("unexpected argument '%s' (the command goes after --)", c->files[0]);
+		say_extra_file(c->mode, c->files[0]);
 		return -EINVAL;
 	}
 	if (optind < argc) {
@@ -368,29 +447,6 @@ static void say_if_decoded(const char *path, const uint8_t *data, size_t len, co
 		fprintf(stderr,
 			"rewind-harness: %s is not in the documented input format (%s); %s\n", path,
 			why, doing);
-}
-
-static int to_json(const char *path)
-{
-	struct exec_input input;
-	uint8_t *data;
-	size_t len;
-	char *text;
-	cJSON *json;
-
-	if (file_read_max(path, INPUT_FILE_MAX, "input", &data, &len) < 0)
-		return 2;
-	say_if_decoded(path, data, len, "this is the input the harness makes of it");
-	input_decode(data, len, &input);
-	free(data);
-	json = input_to_json(&input);
-	text = cJSON_Print(json);
-	cJSON_Delete(json);
-	if (!text)
-		return 2;
-	printf("%s\n", text);
-	free(text);
-	return 0;
 }
 
 /* The input of a JSON input file, or of an artifact's "input". */
@@ -416,6 +472,49 @@ static int json_input(const char *path, struct exec_input *input)
 		rw_err("%s: %s", path, why);
 	cJSON_Delete(root);
 	return rc;
+}
+
+/*
+ * Whether the bytes are a JSON object (an input as JSON, or an artifact):
+ * any other bytes, "0000" from afl-tmin included, are a binary input.
+ */
+static bool is_json_object(const uint8_t *data, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength((const char *)data, len);
+	bool object = cJSON_IsObject(root);
+
+	cJSON_Delete(root);
+	return object;
+}
+
+/* --to-json FILE: a binary input (decoded as the harness would), a JSON input, or an artifact's. */
+static int to_json(const char *path)
+{
+	struct exec_input input;
+	uint8_t *data;
+	size_t len;
+	char *text;
+	cJSON *json;
+
+	if (file_read_max(path, INPUT_FILE_MAX, "input", &data, &len) < 0)
+		return 2;
+	if (is_json_object(data, len)) {
+		free(data);
+		if (json_input(path, &input) < 0)
+			return 2;
+	} else {
+		say_if_decoded(path, data, len, "this is the input the harness makes of it");
+		input_decode(data, len, &input);
+		free(data);
+	}
+	json = input_to_json(&input);
+	text = cJSON_Print(json);
+	cJSON_Delete(json);
+	if (!text)
+		return 2;
+	printf("%s\n", text);
+	free(text);
+	return 0;
 }
 
 static int from_json(const char *path, const char *out)
@@ -448,12 +547,29 @@ static int open_harness(struct harness *h, struct cli *c, FILE *output)
 	h->job = c->job;
 	h->map_size = c->map_size;
 	h->artifact_dir = c->artifact_dir;
+	h->progress_path = c->progress_path;
 	rc = executor_open(&h->ex, &cfg);
 	return rc ? rc : reach_check(&h->ex);
 }
 
+/* --json: the outcome as one JSON object on stdout. */
+static int print_json_outcome(const struct exec_result *res)
+{
+	cJSON *o = exec_result_to_json(res);
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	if (!text) {
+		rw_err("out of memory for the JSON outcome");
+		return -ENOMEM;
+	}
+	printf("%s\n", text);
+	free(text);
+	return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
 /* One input, not under afl-fuzz: its output, its outcome, an artifact if it fails. */
-static int run_once(struct harness *h, const char *path, const char *trace_path)
+static int run_once(struct harness *h, const char *path, const char *trace_path, bool json)
 {
 	static uint8_t map[COVERAGE_MAX_SIZE];
 	struct harness_exec e;
@@ -478,7 +594,10 @@ static int run_once(struct harness *h, const char *path, const char *trace_path)
 		rw_err("%s is not a valid input: %s", path, e.why);
 		return 2;
 	}
-	exec_result_print(&e.res);
+	if (!json)
+		exec_result_print(&e.res);
+	else if (print_json_outcome(&e.res) < 0)
+		return 64;
 	if (trace_path && trace_write(&h->ex.vm.trace, trace_path) < 0)
 		return 64;
 	return exec_class_is_failure(e.cls) ? 1 : 0;
@@ -613,12 +732,12 @@ static int fuzz_or_run(struct cli *c)
 	if (!afl && c->event_log_path && event_log_alloc(&c->event_log) < 0)
 		return 64;
 	/* afl-fuzz reads the map; the guest's output would only slow it down */
-	if (open_harness(&h, c, afl ? NULL : stdout) < 0) {
+	if (open_harness(&h, c, afl ? NULL : c->json ? stderr : stdout) < 0) {
 		executor_close(&h.ex);
 		free(c->event_log.at);
 		return 64;
 	}
-	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file, c->trace_path);
+	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file, c->trace_path, c->json);
 	if (c->event_log.at && (rc == 0 || rc == 1) &&
 	    event_log_write(&c->event_log, c->event_log_path) < 0)
 		rc = 64;
@@ -674,13 +793,20 @@ int main(int argc, char **argv)
 
 	/* a file size limit: writes fail with "File too large" and are reported */
 	signal(SIGXFSZ, SIG_IGN);
+	rw_log_init("rewind-harness", false);
 	c.artifact_dir = env_dir && *env_dir ? env_dir : "rewind-crashes";
 	if (job_init_defaults(&c.job) < 0)
 		return 64;
 	rc = parse_cli(&c, argc, argv);
-	if (rc != 0) {
+	if (rc == 0 && c.json && c.mode != MODE_RUN) {
+		rw_err("--json is for a run of one input, not %s", mode_option(c.mode));
+		rc = -EINVAL;
+	}
+	if (rc != 0 || c.version) {
+		if (c.version && rc == 0)
+			version_print(stdout, "rewind-harness", c.job.run.kernel_path);
 		job_free(&c.job);
-		return rc > 0 ? 0 : 2;
+		return rc < 0 ? 2 : 0;
 	}
 	switch (c.mode) {
 	case MODE_REPLAY:

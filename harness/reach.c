@@ -1,5 +1,6 @@
 #include "harness/reach.h"
 
+#include "harness/job_start.h"
 #include "vmm/rewind_abi.h"
 
 #include <inttypes.h>
@@ -53,6 +54,9 @@ int reach_check(struct executor *ex)
 	ex->vm.cfg.output = NULL;
 	rc = executor_run(ex, &plain, &res);
 	ex->vm.cfg.output = output;
+	if (rc < 0)
+		return rc;
+	rc = job_start_check(&ex->vm.trace, ex->job_trace_from, &ex->in);
 	if (rc < 0)
 		return rc;
 	if (ex->vm.counter.started) /* instrumented: its accesses are the points */

@@ -11,7 +11,9 @@
 /*
  * Runs the job once unperturbed (steps mode, seed 0, no output) and, when
  * it starts threads but makes no exit while two of them are alive, prints a
- * warning with the numbers on stderr. Returns 0, or -EIO if the host failed.
+ * warning with the numbers on stderr. Returns 0, -ENOEXEC (reported) when
+ * the guest cannot execute the job's command (harness/job_start.h), or -EIO
+ * if the host failed.
  * An instrumented job (guest/rewind-cc) is never warned about: every shared
  * access is a schedule point in counter and pct modes.
  */

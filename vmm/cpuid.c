@@ -3,11 +3,13 @@
 #include "vmm/log.h"
 #include "vmm/rewind_abi.h"
 
+#include <cpuid.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #define CPUID_MAX_ENTRIES 256
+#define AMD_VENDOR_EBX	  0x68747541 /* "Auth" of AuthenticAMD */
 
 enum cpuid_reg { EAX, EBX, ECX, EDX };
 
@@ -128,10 +130,10 @@ static void set_features(struct kvm_cpuid2 *c)
 	}
 }
 
-/* Brand string "Rewind virtual CPU" in leaves 0x80000002-4, 16 bytes each. */
+/* Brand string CPUID_MODEL_BRAND in leaves 0x80000002-4, 16 bytes each. */
 static void set_brand(struct kvm_cpuid2 *c)
 {
-	char brand[48] = "Rewind virtual CPU";
+	char brand[48] = CPUID_MODEL_BRAND;
 
 	for (uint32_t i = 0; i < 3; i++)
 		memcpy(&add_entry(c, 0x80000002 + i, 0)->eax, brand + 16 * i, 16);
@@ -162,6 +164,19 @@ static void build_model(struct kvm_cpuid2 *c, const struct kvm_cpuid_entry2 *hos
 	set_features(c);
 }
 
+static const char *model_name(int amd)
+{
+	return amd ? "rewind-amd-v1" : "rewind-intel-v1";
+}
+
+const char *cpuid_model_name_here(void)
+{
+	unsigned int eax, ebx = 0, ecx, edx;
+
+	__get_cpuid(0, &eax, &ebx, &ecx, &edx);
+	return model_name(ebx == AMD_VENDOR_EBX);
+}
+
 int cpuid_model_apply(struct kvm_machine *m, const char **name)
 {
 	struct kvm_cpuid2 *host = get_supported(m), *model;
@@ -171,7 +186,7 @@ int cpuid_model_apply(struct kvm_machine *m, const char **name)
 	if (!host)
 		return -EIO;
 	vendor = find_entry(host, 0x0, 0);
-	amd = vendor && vendor->ebx == 0x68747541; /* "Auth" of AuthenticAMD */
+	amd = vendor && vendor->ebx == AMD_VENDOR_EBX;
 	rc = vendor ? check_host_features(host) : -ENOTSUP;
 	model = calloc(1, sizeof(*model) + CPUID_MAX_ENTRIES * sizeof(model->entries[0]));
 	if (!rc && !model)
@@ -183,7 +198,7 @@ int cpuid_model_apply(struct kvm_machine *m, const char **name)
 			rw_err_errno(-rc, "KVM_SET_CPUID2");
 		}
 	}
-	*name = amd ? "rewind-amd-v1" : "rewind-intel-v1";
+	*name = model_name(amd);
 	m->cpu_vendor_amd = amd;
 	free(model);
 	free(host);

@@ -16,4 +16,10 @@
  */
 int cpuid_model_apply(struct kvm_machine *m, const char **name);
 
+/* The brand string every model shows the guest (CPUID 0x80000002-4). */
+#define CPUID_MODEL_BRAND "Rewind virtual CPU"
+
+/* The name of the model a guest gets on this host, from the host's own CPUID vendor. */
+const char *cpuid_model_name_here(void);
+
 #endif

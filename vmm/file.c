@@ -81,6 +81,16 @@ int file_write_atomic(const char *path, const struct file_part *parts, size_t co
 	return rc;
 }
 
+int file_path_join(char *out, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(out, len, "%s/%s", dir, name);
+
+	if (n >= 0 && (size_t)n < len)
+		return 0;
+	rw_err("path too long: %s/%s", dir, name);
+	return -ENAMETOOLONG;
+}
+
 const char *file_kind_name(mode_t mode)
 {
 	if (S_ISREG(mode))

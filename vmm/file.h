@@ -38,4 +38,7 @@ int file_read_all(const char *path, uint8_t **data, size_t *len);
 /* What a file of this mode is, for messages: "a FIFO", "a directory", "a regular file". */
 const char *file_kind_name(mode_t mode);
 
+/* out = "dir/name"; -ENAMETOOLONG (reported) if it does not fit in len. */
+int file_path_join(char *out, size_t len, const char *dir, const char *name);
+
 #endif

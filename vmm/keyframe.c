@@ -68,11 +68,18 @@ int keyframe_restore(struct vm *vm, struct keyframe *kf)
 	/* The shared page is the one page the VMM writes into guest RAM; the
 	 * execution may have registered another one. */
 	uint64_t vmm_pages[2] = {kf->vmm.shared_gpa, vm->shared_gpa};
+	struct vm_stats *st = &vm->km.stats;
+	uint64_t clock;
 
-	if (mem_snapshot_restore(&vm->km, &kf->mem, vmm_pages, 2) < 0 ||
-	    vcpu_state_load(&vm->km, &kf->vcpu) < 0)
+	if (mem_snapshot_restore(&vm->km, &kf->mem, vmm_pages, 2) < 0)
 		return -EIO;
+	clock = vm_stats_clock(st);
+	if (vcpu_state_load(&vm->km, &kf->vcpu) < 0)
+		return -EIO;
+	clock = vm_stats_add_since(st, clock, &st->vcpu_ns);
 	load_vmm(vm, &kf->vmm);
+	vm_stats_add_since(st, clock, &st->vmm_ns);
+	st->restores++;
 	return 0;
 }
 

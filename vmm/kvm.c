@@ -110,13 +110,22 @@ int kvm_machine_create_vcpu(struct kvm_machine *m)
 
 int kvm_machine_run(struct kvm_machine *m)
 {
-	if (ioctl(m->vcpu_fd, KVM_RUN, 0) < 0) {
-		int err = errno;
+	uint64_t start = vm_stats_clock(&m->stats);
+	int rc = ioctl(m->vcpu_fd, KVM_RUN, 0), err = errno;
+	uint32_t reason;
+
+	vm_stats_add_since(&m->stats, start, &m->stats.run_ns);
+	m->stats.runs++;
+	if (rc < 0) {
 		if (err != EINTR)
 			rw_err_errno(err, "KVM_RUN");
+		else
+			m->stats.interrupted++;
 		return -err;
 	}
-	return (int)m->run->exit_reason;
+	reason = m->run->exit_reason;
+	m->stats.exits[reason < VM_STATS_REASONS ? reason : VM_STATS_REASONS - 1]++;
+	return (int)reason;
 }
 
 void kvm_machine_close(struct kvm_machine *m)

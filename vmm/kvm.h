@@ -6,7 +6,10 @@
 #ifndef REWIND_KVM_H
 #define REWIND_KVM_H
 
+#include "vmm/stats.h"
+
 #include <linux/kvm.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,9 +22,11 @@ struct kvm_machine {
 	int vcpu_fd; /* KVM_CREATE_VCPU, -1 until created */
 	struct kvm_run *run;
 	size_t run_size;
-	uint8_t *ram;	    /* host mapping of guest-physical [0, ram_size) */
-	uint64_t ram_size;  /* bytes, a multiple of the page size */
-	int cpu_vendor_amd; /* set by cpuid_model_apply */
+	uint8_t *ram;	       /* host mapping of guest-physical [0, ram_size) */
+	uint64_t ram_size;     /* bytes, a multiple of the page size */
+	int cpu_vendor_amd;    /* set by cpuid_model_apply */
+	bool dirty_log_manual; /* KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2 is on (mem_tracking_enable) */
+	struct vm_stats stats; /* exits and restores, for bench/exec (vmm/stats.h) */
 };
 
 /* Opens /dev/kvm, checks the API version and creates an empty VM. */

@@ -2,7 +2,9 @@
 #include "vmm/keyframe_file.h"
 #include "vmm/log.h"
 #include "vmm/run.h"
+#include "vmm/size.h"
 #include "vmm/trace_dump.h"
+#include "vmm/version.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -30,6 +32,11 @@ static void usage(FILE *to)
 		"                                from READY (step 0) on; --text: a table; --all:\n"
 		"                                the boot too (negative steps); exit 2 if FILE\n"
 		"                                is unreadable, corrupt or cut short\n"
+		"       rewind explore [OPTIONS]  a night of exploration over a suite, with\n"
+		"                                its buckets, history and report (rewind-explore)\n"
+		"       rewind report RESULTS    a night's report again (rewind-report)\n"
+		"       rewind --version         the version, guest ABI, CPU model and the\n"
+		"                                kernel it boots by default (with its XXH3)\n"
 		"Runs CMD inside the deterministic Linux guest: the same inputs give the same "
 		"run,\n"
 		"step for step. Prints CMD's output as it happens, then one summary line on "
@@ -39,10 +46,11 @@ static void usage(FILE *to)
 		"Options:\n"
 		"  --seed N            guest randomness (kernel RNG, ASLR) (default 0)\n"
 		"  --epoch T           guest wall clock at power-on, UNIX seconds (default %llu)\n"
-		"  --mem SIZE          guest RAM, e.g. 256M, 1G (64M..3G, default 256M)\n"
+		"  --mem SIZE          guest RAM: 256M, 1G, ... (K, M or G; a bare number is\n"
+		"                      MiB; 64M..3G, default 256M)\n"
 		"  --kernel FILE       guest bzImage (default: build/guest/bzImage)\n"
-		"  --initrd FILE       base initramfs, newc cpio (default: "
-		"build/guest/initramfs.cpio)\n"
+		"  --initramfs FILE    base initramfs, newc cpio (default:\n"
+		"                      build/guest/initramfs.cpio); --initrd FILE: the same\n"
 		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME)\n"
 		"  --out DIR           run directory (default: rewind-runs/RUN_ID)\n"
 		"  --step-budget N     end the run after N steps (default %llu, 0 = none)\n"
@@ -53,14 +61,17 @@ static void usage(FILE *to)
 		"                      boot, write the keyframe there at READY, then go on\n"
 		"  --repeat N          after the run, run N more times from the keyframe in this\n"
 		"                      process and check every trace is identical\n"
-		"  -v, --verbose       also print the guest kernel's console on stderr\n"
+		"  -v, --verbose       also print the guest kernel's console on stderr, and\n"
+		"                      where in the source each error comes from\n"
 		"\n"
 		"Exit status: the job's exit code (128+N if killed by signal N); otherwise\n"
-		"  64 bad inputs or no KVM, 65 powered off without a job status, 66 kernel panic,\n"
-		"  67 deadlock (idle, no timer), 68 stuck (no exits), 69 step budget exceeded,\n"
-		"  70 guest fault (invalid call to the VMM), 71 host error, 72 trace budget\n"
-		"  exceeded (the guest flooded output or events: 64 MiB of trace), 73 the run\n"
-		"  directory could not be written (nothing half-written is left).\n"
+		"  64 bad inputs, no KVM, or a /dev/kvm that emulates the guest (run through\n"
+		"  tests/box/run; REWIND_ALLOW_SLOW_KVM=1 runs anyway), 65 powered off without\n"
+		"  a job status, 66 kernel panic, 67 deadlock (idle, no timer), 68 stuck (no\n"
+		"  exits), 69 step budget exceeded, 70 guest fault (invalid call to the VMM),\n"
+		"  71 host error, 72 trace budget exceeded (the guest flooded output or events:\n"
+		"  64 MiB of trace), 73 the run directory could not be written (nothing\n"
+		"  half-written is left).\n"
 		"The run directory holds manifest.json (inputs, run id, outcome, trace hash) and\n"
 		"trace.bin (every event with its step).\n",
 		DEFAULT_EPOCH_S, DEFAULT_STEP_BUDGET, DEFAULT_STUCK_MS);
@@ -79,22 +90,21 @@ static int parse_u64(const char *text, const char *what, uint64_t *out)
 	return 0;
 }
 
-static int parse_size(const char *text, uint64_t *out)
+/*
+ * --mem: a size from 64M to 3G, page-aligned; a bare number is MiB, as in
+ * rewind-harness (one past 3072 is taken as bytes, as older scripts wrote it).
+ */
+static int parse_mem(const char *text, uint64_t *out)
 {
-	char *end;
-	uint64_t shift = 0;
+	bool bare;
+	int rc = size_parse(text, 1ull << 20, out, &bare);
 
-	errno = 0;
-	*out = strtoull(text, &end, 10);
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (errno || end == text || text[0] == '-' || (shift && end[1]) || (!shift && *end) ||
-	    *out > (MAX_MEM >> shift) || (*out <<= shift) < MIN_MEM || *out % 4096) {
-		rw_err("--mem must be a page-aligned size from 64M to 3G, not '%s'", text);
+	if (rc == 0 && bare && *out > MAX_MEM)
+		rc = size_parse(text, 1, out, NULL);
+	if (rc < 0 || *out < MIN_MEM || *out > MAX_MEM || *out % 4096) {
+		rw_err("--mem must be a page-aligned size from 64M to 3G (e.g. 256M, 1G; a bare "
+		       "number is MiB), not '%s'",
+		       text);
 		return -EINVAL;
 	}
 	return 0;
@@ -127,7 +137,7 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 	case 'e':
 		return parse_u64(arg, "--epoch", &opt->epoch_s);
 	case 'm':
-		return parse_size(arg, &opt->mem_bytes);
+		return parse_mem(arg, &opt->mem_bytes);
 	case 'k':
 		opt->kernel_path = arg;
 		return 0;
@@ -143,6 +153,7 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 		return parse_u64(arg, "--stuck-ms", &opt->stuck_ms);
 	case 'v':
 		opt->verbose = true;
+		rw_log.where = true;
 		return 0;
 	case 'K':
 		opt->keyframe_path = arg;
@@ -168,7 +179,8 @@ static int cmd_run(int argc, char **argv)
 		{"epoch", required_argument, NULL, 'e'},
 		{"mem", required_argument, NULL, 'm'},
 		{"kernel", required_argument, NULL, 'k'},
-		{"initrd", required_argument, NULL, 'i'},
+		{"initramfs", required_argument, NULL, 'i'},
+		{"initrd", required_argument, NULL, 'i'}, /* its older name */
 		{"add", required_argument, NULL, 'a'},
 		{"out", required_argument, NULL, 'o'},
 		{"step-budget", required_argument, NULL, 'b'},
@@ -238,17 +250,49 @@ static int cmd_trace(int argc, char **argv)
 	return trace_dump_file(argv[optind], &opt, stdout) < 0 ? TRACE_STATUS_BAD : 0;
 }
 
+/*
+ * `rewind explore` and `rewind report` are programs of their own next to
+ * this one (they link SQLite; the VMM does not): run them, as git does.
+ */
+static int exec_sibling(const char *name, char **argv)
+{
+	char exe[4096], path[4096 + 32], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0) {
+		fprintf(stderr, "rewind: cannot find my own program: %s\n", strerror(errno));
+		return RUN_STATUS_SETUP;
+	}
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	*slash = 0;
+	snprintf(path, sizeof(path), "%s/%s", exe, name);
+	argv[0] = path;
+	execv(path, argv);
+	fprintf(stderr, "rewind: cannot run %s: %s (build it with make)\n", path, strerror(errno));
+	return RUN_STATUS_SETUP;
+}
+
 int main(int argc, char **argv)
 {
 	/* a file size limit: writes fail with "File too large" and are reported,
 	 * temporary files removed, instead of the signal killing us half-way */
 	signal(SIGXFSZ, SIG_IGN);
+	rw_log_init("rewind", false);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "trace"))
 		return cmd_trace(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "explore"))
+		return exec_sibling("rewind-explore", argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "report"))
+		return exec_sibling("rewind-report", argv + 1);
 	if (argc == 3 && !strcmp(argv[1], "keyframe"))
 		return keyframe_file_describe(argv[2], stdout) < 0 ? RUN_STATUS_SETUP : 0;
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		version_print(stdout, "rewind", default_image("bzImage"));
+		return 0;
+	}
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
 		return 0;

@@ -1,5 +1,6 @@
 #include "vmm/run.h"
 
+#include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
 
 #include "guest/initramfs.h"
@@ -180,7 +181,9 @@ int run_job(const struct run_options *opt)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = run_inputs_prepare(&in, opt);
+	rc = kvm_speed_check();
+	if (!rc)
+		rc = run_inputs_prepare(&in, opt);
 	memcpy(cfg.exec_seed, in.exec_seed, sizeof(cfg.exec_seed));
 	if (!rc && (rc = vm_create(&vm, &cfg)) < 0)
 		vm_destroy(&vm);

@@ -44,7 +44,7 @@ static int load_initrd(struct run_inputs *in, const char *path)
 			       &in->base_initrd_len);
 
 	if (rc == -ENOENT)
-		rw_err("no initramfs at %s (build it with `make`, or pass --initrd)", path);
+		rw_err("no initramfs at %s (build it with `make`, or pass --initramfs)", path);
 	if (rc)
 		return rc;
 	if (in->base_initrd_len < 512 || memcmp(in->base_initrd, "070701", 6) != 0) {

@@ -139,6 +139,17 @@ static bool unseen_counter_read(struct vm *vm)
 	return true;
 }
 
+/* bench/exec's count of port exits by Rewind port (vmm/stats.h). */
+static void count_port(struct kvm_machine *km)
+{
+	uint16_t port = km->run->io.port;
+	uint32_t at = port >= REWIND_PORT_BASE && (port - REWIND_PORT_BASE) % 4 == 0
+			      ? (port - REWIND_PORT_BASE) / 4
+			      : VM_STATS_PORTS;
+
+	km->stats.io_ports[at < VM_STATS_PORTS ? at : VM_STATS_PORTS]++;
+}
+
 /* Returns false for an exit only the event log sees: no step, nothing else to do. */
 static bool handle_exit(struct vm *vm, int reason)
 {
@@ -148,8 +159,11 @@ static bool handle_exit(struct vm *vm, int reason)
 	__atomic_store_n(&vm->progress, vm->progress + 1, __ATOMIC_RELAXED);
 	switch (reason) {
 	case KVM_EXIT_IO:
-		if (unseen_counter_read(vm))
+		count_port(&vm->km);
+		if (unseen_counter_read(vm)) {
+			vm->km.stats.unseen_reads++;
 			return false;
+		}
 		vm->steps++;
 		vclock_step(&vm->clock);
 		ports_take_switches(vm);
@@ -211,9 +225,11 @@ enum vm_outcome vm_run(struct vm *vm)
 {
 	uint64_t deadline_ms = vm->cfg.wall_ms ? monotonic_ms() + vm->cfg.wall_ms : 0;
 	struct watchdog dog;
+	uint64_t clock = vm_stats_clock(&vm->km.stats);
 
 	if (watchdog_start(&dog, &vm->progress, vm->cfg.stuck_ms) < 0)
 		return VM_HOST_ERROR;
+	vm_stats_add_since(&vm->km.stats, clock, &vm->km.stats.watchdog_ns);
 
 	vm->paused = false;
 	while (vm->outcome == VM_RUNNING && !vm->paused) {
@@ -246,7 +262,9 @@ enum vm_outcome vm_run(struct vm *vm)
 			vm_finish(vm, VM_WALL_BUDGET, "wall budget of %llu ms exceeded",
 				  (unsigned long long)vm->cfg.wall_ms);
 	}
+	clock = vm_stats_clock(&vm->km.stats);
 	watchdog_stop(&dog);
+	vm_stats_add_since(&vm->km.stats, clock, &vm->km.stats.watchdog_ns);
 	if (vm->outcome != VM_RUNNING)
 		feedback_read(vm); /* the job's process may still be there */
 	return vm->outcome;

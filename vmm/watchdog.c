@@ -23,10 +23,41 @@ static void deadline_after_tick(struct timespec *ts)
 	}
 }
 
+static uint64_t cpu_ms(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* How long the guest has made no exit: CPU time of the vCPU thread, and wall time. */
+struct quiet {
+	uint64_t last_progress, last_cpu_ms, cpu_ms, wall_ms;
+};
+
+static bool quiet_too_long(const struct watchdog *w, struct quiet *q)
+{
+	uint64_t now = __atomic_load_n(w->progress, __ATOMIC_RELAXED);
+	uint64_t cpu = cpu_ms(w->target_cpu);
+
+	if (now != q->last_progress) {
+		q->cpu_ms = q->wall_ms = 0;
+	} else {
+		q->cpu_ms += cpu > q->last_cpu_ms ? cpu - q->last_cpu_ms : 0;
+		q->wall_ms += WATCHDOG_TICK_MS;
+	}
+	q->last_progress = now;
+	q->last_cpu_ms = cpu;
+	return q->cpu_ms >= w->budget_ms || q->wall_ms >= w->budget_ms * WATCHDOG_WALL_FACTOR;
+}
+
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *w = arg;
-	uint64_t last = __atomic_load_n(w->progress, __ATOMIC_RELAXED), quiet_ms = 0;
+	struct quiet q = {.last_progress = __atomic_load_n(w->progress, __ATOMIC_RELAXED),
+			  .last_cpu_ms = cpu_ms(w->target_cpu)};
 	struct timespec until;
 
 	pthread_mutex_lock(&w->lock);
@@ -34,11 +65,7 @@ static void *watchdog_main(void *arg)
 		deadline_after_tick(&until);
 		if (pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0)
 			continue; /* woken: stop was set */
-		uint64_t now = __atomic_load_n(w->progress, __ATOMIC_RELAXED);
-
-		quiet_ms = now == last ? quiet_ms + WATCHDOG_TICK_MS : 0;
-		last = now;
-		if (quiet_ms >= w->budget_ms) {
+		if (quiet_too_long(w, &q)) {
 			__atomic_store_n(&w->fired, true, __ATOMIC_RELEASE);
 			pthread_kill(w->target, WATCHDOG_SIGNAL);
 		}
@@ -56,6 +83,11 @@ int watchdog_start(struct watchdog *w, const uint64_t *progress, uint64_t budget
 	*w = (struct watchdog){.target = pthread_self(),
 			       .progress = progress,
 			       .budget_ms = budget_ms ? budget_ms : WATCHDOG_TICK_MS};
+	rc = pthread_getcpuclockid(w->target, &w->target_cpu);
+	if (rc) {
+		rw_err_errno(rc, "cannot read this thread's CPU time for the watchdog");
+		return -rc;
+	}
 	if (sigaction(WATCHDOG_SIGNAL, &sa, NULL) < 0) {
 		rw_err_errno(errno, "sigaction for the watchdog");
 		return -EIO;

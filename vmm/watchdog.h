@@ -1,9 +1,14 @@
 /*
  * The watchdog: a thread that watches a run's step counter and, only when it
- * has not moved for the wall budget, kicks the vCPU thread out of KVM_RUN
- * with a signal. A run that keeps making exits is never interrupted, so host
- * timing never reaches the guest (a periodic kick would, through every
- * emulation layer below us).
+ * has not moved for the budget, kicks the vCPU thread out of KVM_RUN with a
+ * signal. A run that keeps making exits is never interrupted, so host timing
+ * never reaches the guest (a periodic kick would, through every emulation
+ * layer below us).
+ *
+ * The budget is CPU time of the vCPU thread, not wall time: on a loaded
+ * host the thread may wait seconds for a CPU, and a guest that did not run
+ * is not stuck. A guest that blocks the thread without using the CPU is
+ * still caught, after WATCHDOG_WALL_FACTOR times the budget of wall time.
  */
 #ifndef REWIND_WATCHDOG_H
 #define REWIND_WATCHDOG_H
@@ -11,6 +16,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
+
+#define WATCHDOG_WALL_FACTOR 10
 
 struct watchdog {
 	pthread_t thread, target;
@@ -18,6 +26,7 @@ struct watchdog {
 	pthread_cond_t wake;
 	const uint64_t *progress; /* read atomically; written by the vCPU thread */
 	uint64_t budget_ms;
+	clockid_t target_cpu; /* the vCPU thread's CPU-time clock */
 	bool stop;
 	bool fired; /* set before the kick; read by the vCPU thread after EINTR */
 };

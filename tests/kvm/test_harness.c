@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
 #include "vmm/trace.h"
@@ -902,10 +903,12 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 	double execs, per_sec, stability;
 
 	(void)state;
+	/* --afl-opt passes afl-fuzz options through (here its default power schedule) */
 	sh("rm -rf " DIR "/afl && REWIND_HARNESS=" HARNESS_AFL
-	   " harness/rewind-fuzz --seconds 300 --out " DIR "/afl",
+	   " harness/rewind-fuzz --seconds 300 --afl-opt -p --afl-opt fast --out " DIR "/afl",
 	   r);
 	expect_status(r, 0, "replay identical");
+	assert_non_null(strstr(r->err, " -o " DIR "/afl -p fast -- "));
 	sh("cat " DIR "/afl/default/fuzzer_stats", t);
 	execs = stat_of(t->out, "execs_done");
 	per_sec = stat_of(t->out, "execs_per_sec");
@@ -1234,6 +1237,178 @@ static void test_rewind_fuzz_keeps_earlier_results(void **state)
 	assert_string_equal(r->out, "found\n");
 }
 
+/*
+ * A job whose command cannot start is the user's setup error (64), said in
+ * the guest's own words, never a crash: a typo in the command, and a
+ * dynamically linked program (the guest has no shared libraries), which
+ * must be built static.
+ */
+static void test_a_job_that_cannot_start_is_a_setup_error(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/nostart && " HARNESS " --artifacts " DIR
+	   "/nostart corpus/ledger/empty -- /bin/racy_lgo",
+	   r);
+	expect_status(r, 64, NULL);
+	assert_string_equal(r->err,
+			    "rewind-harness: error: the guest never got ready for the job: "
+			    "rewind-init: /bin/racy_lgo: command not found in the guest (check the "
+			    "command after --; put your own program into the guest with --add "
+			    "HOST[:GUEST])\n");
+	sh("printf 'int main(void) { return 0; }\\n' >" DIR "/dyn.c && cc -o " DIR "/dyn " DIR
+	   "/dyn.c && " HARNESS " --artifacts " DIR "/nostart corpus/ledger/empty --add " DIR
+	   "/dyn -- /bin/dyn",
+	   r);
+	expect_status(r, 64, NULL);
+	assert_string_equal(
+		r->err, "rewind-harness: error: the job's command /bin/dyn is dynamically linked "
+			"(it asks for /lib64/ld-linux-x86-64.so.2, and the guest has no shared "
+			"libraries): the guest runs static programs only; build it static: "
+			"musl-gcc -static, gcc -static, or guest/rewind-cc (C) and "
+			"guest/rewind-c++ (C++), which also make its shared accesses schedule "
+			"points\n");
+	sh("test -e " DIR "/nostart", r); /* no artifact, not even the folder */
+	assert_int_equal(r->status, 1);
+}
+
+/* The outcome line's trace hash and step, for comparing with --json. */
+static void outcome_of(const struct run *r, char trace[19], unsigned long long *steps)
+{
+	const char *at = strstr(r->err, " at step ");
+
+	assert_non_null(at);
+	*steps = strtoull(at + 9, NULL, 10);
+	trace_of(r, trace);
+}
+
+/*
+ * One-shot runs: --json prints the outcome as one JSON object on stdout (the
+ * guest's output goes to stderr), the same run as the text outcome; --mem
+ * takes suffixes and bare MiB, --initrd is --initramfs; --to-json reads an
+ * artifact; --version names what runs; errors name the program.
+ */
+static void test_one_shot_json_and_the_shared_vocabulary(void **state)
+{
+	struct run *t = new_run(), *j = new_run(), *a = new_run(), *b = new_run();
+	char trace[19], artifact[512], cmd[1024];
+	unsigned long long steps;
+	cJSON *o;
+
+	(void)state;
+	find_lost_update(artifact, sizeof(artifact)); /* writes DIR/lost-update, the input */
+	sh(HARNESS " --artifacts " DIR "/json-art --mem 128 " DIR "/lost-update", t);
+	expect_status(t, 1, "outcome signal (the job was killed by SIGABRT)");
+	outcome_of(t, trace, &steps);
+	sh(HARNESS " --artifacts " DIR "/json-art --json --mem 128M --initrd "
+		   "build/guest/initramfs.cpio " DIR "/lost-update",
+	   j);
+	expect_status(j, 1, "ledger: lost update: balance 500, expected 507");
+	assert_null(strstr(j->err, "rewind-harness: outcome"));
+	assert_int_equal(strchr(j->out, '\n') - j->out + 1, (long)strlen(j->out)); /* one line */
+	o = cJSON_Parse(j->out);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "class")), "signal");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "signal")), "ABRT");
+	assert_int_equal(WTERMSIG(cJSON_GetObjectItem(o, "status")->valueint), SIGABRT);
+	assert_null(cJSON_GetObjectItem(o, "exit_code"));
+	assert_int_equal((unsigned long long)cJSON_GetObjectItem(o, "steps")->valuedouble, steps);
+	assert_int_equal(cJSON_GetObjectItem(o, "injections")->valueint, 1);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "trace")), trace);
+	cJSON_Delete(o);
+	sh(HARNESS " --json --mem 131072K corpus/ledger/empty", j);
+	expect_status(j, 0, NULL);
+	assert_non_null(strstr(j->out, "{\"class\":\"pass\",\"detail\":\"job exited\",\"status\":0,"
+				       "\"exit_code\":0,\"steps\":"));
+	sh(HARNESS " --json --replay corpus/ledger/empty", j);
+	expect_status(j, 2, NULL);
+	assert_string_equal(
+		j->err, "rewind-harness: error: --json is for a run of one input, not --replay\n");
+	snprintf(cmd, sizeof(cmd), HARNESS " --to-json %s", artifact);
+	sh(cmd, a);
+	expect_status(a, 0, NULL);
+	sh(HARNESS " --to-json " DIR "/lost-update", b); /* the input find_lost_update ran */
+	expect_status(b, 0, NULL);
+	assert_string_equal(a->out, b->out);
+	/* bytes that are JSON but not an object (afl-tmin's "0000") are a binary input */
+	sh("printf 0000 >" DIR "/zeros && " HARNESS " --to-json " DIR "/zeros", a);
+	expect_status(a, 0, NULL);
+	assert_non_null(strstr(a->out, "\"format\":\t\"rewind-input\""));
+	sh(HARNESS " --to-json corpus/ledger/empty corpus/ledger/stall-1", a);
+	expect_status(a, 2, NULL);
+	assert_string_equal(a->err, "rewind-harness: error: --to-json takes one file, and "
+				    "'corpus/ledger/stall-1' is one more: to run a command in the "
+				    "guest, put it after -- (rewind-harness [OPTIONS] INPUT -- CMD "
+				    "[ARGS...])\n");
+	sh(HARNESS " --mem 1T corpus/ledger/empty", a);
+	expect_status(a, 2, NULL);
+	assert_string_equal(a->err, "rewind-harness: error: --mem must be a whole number of MiB "
+				    "from 64M to 3G (e.g. 128M, 1G; a bare number is MiB), not "
+				    "'1T'\n");
+	sh(HARNESS " --frobnicate corpus/ledger/empty", a);
+	expect_status(a, 2, NULL);
+	assert_string_equal(a->err, "rewind-harness: error: unknown option '--frobnicate' "
+				    "(rewind-harness --help lists them; the guest's command goes "
+				    "after --)\n");
+	sh(HARNESS " --version", a);
+	expect_status(a, 0, NULL);
+	assert_true(strncmp(a->out, "rewind-harness 0.1.0 (commit ", 29) == 0);
+	assert_non_null(strstr(a->out, ")\nguest ABI 4\nCPU model rewind-"));
+	assert_non_null(strstr(a->out, "/build/guest/bzImage (XXH3 0x"));
+}
+
+/* A /dev/kvm slower than the threshold is refused before booting, unless allowed. */
+static void test_a_slow_kvm_is_refused_up_front(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("REWIND_SLOW_KVM_MS=0.000001 " HARNESS " corpus/ledger/empty", r);
+	expect_status(r, 64, NULL);
+	if (strncmp(r->err, "rewind-harness: error: this /dev/kvm runs guest code ", 53) != 0 ||
+	    !strstr(r->err, " times slower than hardware (") ||
+	    !strstr(r->err, "Run through the KVM box instead: tests/box/run "
+			    "build/bin/rewind-harness ... (REWIND_ALLOW_SLOW_KVM=1 runs here "
+			    "anyway)\n"))
+		fail_msg("%s", r->err);
+	sh("REWIND_SLOW_KVM_MS=0.000001 REWIND_ALLOW_SLOW_KVM=1 " HARNESS " corpus/ledger/empty",
+	   r);
+	expect_status(r, 0, "outcome pass");
+}
+
+/*
+ * rewind-fuzz for CI: --help says what the mutator does; a job that cannot
+ * boot is a setup error (2), never "no bug found" (1), with or without
+ * --corpus, and afl-fuzz never starts.
+ */
+static void test_rewind_fuzz_setup_errors_are_not_a_pass(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("harness/rewind-fuzz --help", r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "AFL_CUSTOM_MUTATOR_ONLY=1, so every input\n"));
+	assert_non_null(strstr(r->out, "--afl-opt ARG: one more afl-fuzz argument"));
+	assert_non_null(strstr(r->out, "  2  setup error:"));
+	sh("rm -rf " DIR "/badk && REWIND_HARNESS=" HARNESS_AFL
+	   " harness/rewind-fuzz --seconds 5 --out " DIR "/badk -- --kernel /no/such/bzImage",
+	   r);
+	expect_status(r, 2,
+		      "rewind-fuzz: error: the job does not run (see above; log: " DIR
+		      "/badk/probe.log)\n");
+	assert_non_null(
+		strstr(r->err, "rewind-harness: error: no guest kernel at /no/such/bzImage"));
+	assert_null(strstr(r->err, "fuzzing for at most"));
+	sh("rm -rf " DIR "/badk && REWIND_HARNESS=" HARNESS_AFL
+	   " harness/rewind-fuzz --seconds 5 --corpus corpus/ledger --out " DIR
+	   "/badk -- --kernel /no/such/bzImage",
+	   r);
+	expect_status(r, 2, "rewind-fuzz: error: the job does not run");
+	assert_null(strstr(r->err, "fuzzing for at most"));
+}
+
 /* Writes a copy of the artifact with one sed edit and replays it; returns the run. */
 static void replay_edited(const char *artifact, const char *sed, const char *extra, struct run *r)
 {
@@ -1357,6 +1532,10 @@ int main(void)
 		cmocka_unit_test(test_crafted_artifacts_are_refused),
 		cmocka_unit_test(test_a_flood_is_a_bounded_failure),
 		cmocka_unit_test(test_rewind_fuzz_keeps_earlier_results),
+		cmocka_unit_test(test_a_job_that_cannot_start_is_a_setup_error),
+		cmocka_unit_test(test_one_shot_json_and_the_shared_vocabulary),
+		cmocka_unit_test(test_a_slow_kvm_is_refused_up_front),
+		cmocka_unit_test(test_rewind_fuzz_setup_errors_are_not_a_pass),
 		cmocka_unit_test(test_bundle_replays_in_another_directory),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),

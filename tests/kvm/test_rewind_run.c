@@ -626,6 +626,104 @@ static void test_trace_shows_an_injection_at_its_input_step(void **state)
 	print_message("%s", t->out);
 }
 
+/* The first line of r's stderr, for exact comparisons. */
+static const char *first_line(const struct run *r, char *out, size_t len)
+{
+	size_t n = strcspn(r->err, "\n");
+
+	snprintf(out, len, "%.*s", (int)n, r->err);
+	return out;
+}
+
+/*
+ * One vocabulary with rewind-harness: --initramfs (--initrd its older
+ * name), --mem with K, M or G or a bare MiB count (an old byte count still
+ * works): the same guest, the same run. Errors name the program, in a
+ * sentence; -v adds where in the source.
+ */
+static void test_options_share_the_harness_vocabulary(void **state)
+{
+	struct run *a = new_run(), *b = new_run(), *c = new_run(), *d = new_run();
+	char line[1024];
+
+	(void)state;
+	rewind_run("--initramfs build/guest/initramfs.cpio --mem 128M -- /bin/true", a);
+	expect(a, 0, "exited");
+	rewind_run("--initrd build/guest/initramfs.cpio --mem 128 -- /bin/true", b);
+	expect(b, 0, "exited");
+	rewind_run("--mem 131072K -- /bin/true", c);
+	expect(c, 0, "exited");
+	rewind_run("--mem 134217728 -- /bin/true", d);
+	expect(d, 0, "exited");
+	assert_string_equal(a->trace, b->trace);
+	assert_string_equal(a->trace, c->trace);
+	assert_string_equal(a->trace, d->trace);
+	rewind_run("--mem 12 -- /bin/true", a);
+	assert_int_equal(a->status, 2);
+	assert_string_equal(first_line(a, line, sizeof(line)),
+			    "rewind: error: --mem must be a page-aligned size from 64M to 3G (e.g. "
+			    "256M, 1G; a bare number is MiB), not '12'");
+	rewind_run("-v --mem 1T -- /bin/true", a);
+	assert_int_equal(a->status, 2);
+	first_line(a, line, sizeof(line));
+	if (strncmp(line, "rewind: error: parse_mem:", 25) != 0 ||
+	    !strstr(line, ": --mem must be a page-aligned size from 64M to 3G"))
+		fail_msg("no location with -v: %s", line);
+	shell("REWIND_DEBUG=1 " REWIND " trace", b);
+	assert_int_equal(b->status, 2);
+	assert_non_null(strstr(b->err, "rewind: error: cmd_trace:"));
+	shell(REWIND " trace", b);
+	assert_string_equal(
+		first_line(b, line, sizeof(line)),
+		"rewind: error: give one trace file: rewind trace [--text] [--all] FILE");
+}
+
+/* --version: the version and commit, the guest ABI, the CPU model, the default kernel's hash. */
+static void test_version_names_what_a_run_depends_on(void **state)
+{
+	struct run *v = new_run();
+	char want[256];
+	uint8_t *data;
+	size_t len;
+	FILE *f = fopen("build/guest/bzImage", "rb");
+
+	(void)state;
+	assert_non_null(f);
+	data = malloc(64u << 20);
+	assert_non_null(data);
+	len = fread(data, 1, 64u << 20, f);
+	fclose(f);
+	shell(REWIND " --version", v);
+	assert_int_equal(v->status, 0);
+	assert_true(strncmp(v->out, "rewind 0.1.0 (commit ", 21) == 0);
+	assert_non_null(strstr(v->out, ")\nguest ABI 4\nCPU model rewind-"));
+	assert_non_null(strstr(v->out, "-v1 (\"Rewind virtual CPU\")\nkernel /"));
+	snprintf(want, sizeof(want), "/build/guest/bzImage (XXH3 0x%016" PRIx64 ", %zu bytes)\n",
+		 (uint64_t)XXH3_64bits(data, len), len);
+	free(data);
+	assert_non_null(strstr(v->out, want));
+	assert_true(strlen(v->out) > strlen(want));
+	assert_string_equal(v->out + strlen(v->out) - strlen(want), want); /* the last line */
+}
+
+/* A /dev/kvm slower than the threshold is refused up front, unless allowed. */
+static void test_a_slow_kvm_is_refused_up_front(void **state)
+{
+	struct run *r = new_run();
+	const char *tail = " times slower than hardware (";
+
+	(void)state;
+	shell("REWIND_SLOW_KVM_MS=0.000001 " REWIND " run -- /bin/true", r);
+	assert_int_equal(r->status, 64);
+	if (strncmp(r->err, "rewind: error: this /dev/kvm runs guest code ", 45) != 0 ||
+	    !strstr(r->err, tail) ||
+	    !strstr(r->err, "Run through the KVM box instead: tests/box/run build/bin/rewind ... "
+			    "(REWIND_ALLOW_SLOW_KVM=1 runs here anyway)\n"))
+		fail_msg("%s", r->err);
+	shell("REWIND_SLOW_KVM_MS=0.000001 REWIND_ALLOW_SLOW_KVM=1 " REWIND " run -- /bin/true", r);
+	assert_int_equal(r->status, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +743,9 @@ int main(void)
 		cmocka_unit_test(test_trace_text_and_all),
 		cmocka_unit_test(test_trace_refuses_a_damaged_file),
 		cmocka_unit_test(test_trace_shows_an_injection_at_its_input_step),
+		cmocka_unit_test(test_options_share_the_harness_vocabulary),
+		cmocka_unit_test(test_version_names_what_a_run_depends_on),
+		cmocka_unit_test(test_a_slow_kvm_is_refused_up_front),
 	};
 
 	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='*keyframe*' */

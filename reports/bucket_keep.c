@@ -1,0 +1,155 @@
+/* A signature's first failing run, kept and explained in RESULTS/buckets/ID/. */
+#include "reports/bucket_keep.h"
+
+#include "reports/spawn.h"
+#include "vmm/file.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXPLAIN_MAX    (64u << 20)
+#define ARTIFACT_MAX   (16u << 20)
+#define KEEP_PATH      (PATH_MAX + 64)
+#define EXPLAIN_PASSES 1 /* rewind-harness --explain: the artifact does not fail again */
+
+static const char *const KEPT_FILES[] = {"artifact.json", "artifact.json.min.json", "explain.json",
+					 "explain.txt"};
+
+static void keep_path(const char *results, const char *id, const char *file, char *out, size_t len)
+{
+	snprintf(out, len, "%s/buckets/%s%s%s", results, id, file ? "/" : "", file ? file : "");
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	uint8_t *data;
+	size_t len;
+	int rc;
+
+	if (file_read_max(from, ARTIFACT_MAX, "crash artifact", &data, &len))
+		return -1;
+	rc = file_write_atomic(to, &(struct file_part){data, len}, 1); /* says why it failed */
+	free(data);
+	return rc ? -1 : 0;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The functions of the sites, sorted, each once: "f,g". */
+static void site_key_of(const char **functions, size_t count, char *out, size_t len)
+{
+	out[0] = 0;
+	qsort(functions, count, sizeof(*functions), by_text);
+	for (size_t i = 0; i < count; i++) {
+		size_t used = strlen(out);
+
+		if (i && !strcmp(functions[i], functions[i - 1]))
+			continue;
+		snprintf(out + used, len - used, "%s%s", used ? "," : "", functions[i]);
+	}
+}
+
+/* The landings' sites of an explanation: k->sites and k->site_key. */
+static void read_sites(const char *explain_json, struct kept *k)
+{
+	const char *functions[64];
+	size_t count = 0, n;
+	uint8_t *data;
+	cJSON *root;
+	const cJSON *l;
+
+	if (file_read_max(explain_json, EXPLAIN_MAX, "explanation", &data, &n))
+		return;
+	root = cJSON_ParseWithLength((const char *)data, n);
+	free(data);
+	cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(root, "landings"))
+	{
+		const cJSON *site = cJSON_GetObjectItemCaseSensitive(l, "site");
+		const cJSON *fn = cJSON_GetObjectItemCaseSensitive(site, "function");
+		const cJSON *file = cJSON_GetObjectItemCaseSensitive(site, "file");
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(site, "line");
+		size_t used = strlen(k->sites);
+
+		if (!cJSON_IsString(fn) || !cJSON_IsString(file) || !cJSON_IsNumber(line))
+			continue;
+		snprintf(k->sites + used, sizeof(k->sites) - used, "%s%s (%s:%d)", used ? "; " : "",
+			 fn->valuestring, file->valuestring, (int)line->valuedouble);
+		if (count < sizeof(functions) / sizeof(functions[0]))
+			functions[count++] = fn->valuestring;
+	}
+	site_key_of(functions, count, k->site_key, sizeof(k->site_key));
+	cJSON_Delete(root);
+}
+
+/* Explains the first candidate that fails again: its rewind-harness --explain status. */
+static int explain_first(const char *results, const char *harness, const char *id,
+			 const char *const *candidates, size_t count)
+{
+	char copy[KEEP_PATH], json[KEEP_PATH], text[KEEP_PATH];
+	char *argv[] = {(char *)harness, "--explain", copy, "--trust", "-o", json, NULL};
+	int rc = EXPLAIN_PASSES;
+
+	keep_path(results, id, "artifact.json", copy, sizeof(copy));
+	keep_path(results, id, "explain.json", json, sizeof(json));
+	keep_path(results, id, "explain.txt", text, sizeof(text));
+	for (size_t i = 0; i < count && i < KEEP_CANDIDATES && rc == EXPLAIN_PASSES; i++) {
+		if (copy_file(candidates[i], copy))
+			return -1;
+		unlink(text);
+		rc = spawn_run(argv, text);
+	}
+	if (rc != 0 && rc != EXPLAIN_PASSES)
+		fprintf(stderr, "rewind explore: could not explain %s (see %s)\n", copy, text);
+	return rc;
+}
+
+int bucket_keep(const char *results, const char *harness, const struct signature *sig,
+		const char *const *candidates, size_t count, struct kept *k)
+{
+	char dir[KEEP_PATH], min[KEEP_PATH], json[KEEP_PATH];
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	keep_path(results, sig->id, NULL, dir, sizeof(dir));
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "rewind explore: cannot keep a failure in %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "rewind explore: explaining %s of %s (%s)\n", sig->id, sig->test,
+		sig->message[0] ? sig->message : sig->cls);
+	rc = explain_first(results, harness, sig->id, candidates, count);
+	if (rc < 0 || rc == EXPLAIN_PASSES)
+		return rc;
+	snprintf(k->artifact, sizeof(k->artifact), "buckets/%s/artifact.json", sig->id);
+	if (rc != 0)
+		return 0; /* kept, unexplained */
+	snprintf(k->explanation, sizeof(k->explanation), "buckets/%s/explain.json", sig->id);
+	keep_path(results, sig->id, "artifact.json.min.json", min, sizeof(min));
+	if (!access(min, R_OK))
+		snprintf(k->artifact, sizeof(k->artifact), "buckets/%s/artifact.json.min.json",
+			 sig->id);
+	keep_path(results, sig->id, "explain.json", json, sizeof(json));
+	read_sites(json, k);
+	return 0;
+}
+
+void bucket_keep_discard(const char *results, const char *id)
+{
+	char path[KEEP_PATH];
+
+	for (size_t i = 0; i < sizeof(KEPT_FILES) / sizeof(KEPT_FILES[0]); i++) {
+		keep_path(results, id, KEPT_FILES[i], path, sizeof(path));
+		unlink(path);
+	}
+	keep_path(results, id, NULL, path, sizeof(path));
+	rmdir(path);
+}

@@ -1,0 +1,17 @@
+/*
+ * The finishing step of a night: the workers' results, samples and buckets
+ * into the history, the night's state, RESULTS/latest, and the report.
+ */
+#ifndef REWIND_FINISH_H
+#define REWIND_FINISH_H
+
+#include "reports/night.h"
+
+/*
+ * interrupted: the night was stopped before every test ran. Returns the
+ * report's exit status (0 no new bucket, 1 a new or reopened one, 2 the
+ * night failed).
+ */
+int finish_night(const struct night *n, bool interrupted);
+
+#endif

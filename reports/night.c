@@ -1,0 +1,328 @@
+/* Planning a night: its id and folder, which worker fuzzes which test, night.json. */
+#include "reports/night.h"
+
+#include "reports/history.h"
+#include "vmm/file.h"
+#include "vmm/json_file.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NIGHT_FILE_MAX (4u << 20)
+
+static int make_dir(const char *path)
+{
+	if (!mkdir(path, 0755) || errno == EEXIST)
+		return 0;
+	fprintf(stderr, "rewind explore: cannot create the folder %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+int night_default_tools(struct night_tools *t)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0) {
+		fprintf(stderr, "rewind explore: cannot find my own program: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	*slash = 0; /* BUILD/bin */
+	if (file_path_join(t->harness, sizeof(t->harness), exe, "rewind-harness") ||
+	    file_path_join(t->mutator, sizeof(t->mutator), exe, "../lib/rewind-mutator.so") ||
+	    file_path_join(t->corpus_pct, sizeof(t->corpus_pct), exe, "../../corpus/pct") ||
+	    file_path_join(t->corpus_ledger, sizeof(t->corpus_ledger), exe, "../../corpus/ledger"))
+		return -1;
+	return 0;
+}
+
+static const char *layout_name(enum night_layout l)
+{
+	return l == LAYOUT_INSTANCES ? "instances" : "tests";
+}
+
+/*
+ * The fuzzing seconds a worker has in the night: afl-fuzz's -V counts from
+ * when it starts fuzzing, after it started and the guest booted, so each
+ * test a worker runs costs that much more (at least a third is kept).
+ */
+static double fuzzing_seconds(const struct night *n, size_t tests_per_worker)
+{
+	double left = (double)n->seconds - (double)tests_per_worker * NIGHT_STARTUP_S;
+
+	return left > n->seconds / 3.0 ? left : n->seconds / 3.0;
+}
+
+/* Each test's seconds and worker: tests spread longest first onto the least loaded worker. */
+static void plan_tests(struct night *n)
+{
+	struct suite *s = &n->suite;
+	double total = 0, load[1024] = {0}, per_worker;
+
+	for (size_t i = 0; i < s->count; i++)
+		total += s->tests[i].share;
+	if (n->layout == LAYOUT_AUTO)
+		n->layout = s->count >= n->workers ? LAYOUT_TESTS : LAYOUT_INSTANCES;
+	per_worker = n->layout == LAYOUT_INSTANCES
+			     ? fuzzing_seconds(n, s->count)
+			     : fuzzing_seconds(n, (s->count + n->workers - 1) / n->workers);
+	for (size_t i = 0; i < s->count; i++) {
+		struct suite_test *t = &s->tests[i];
+		double budget = per_worker * t->share / total;
+
+		t->seconds = (unsigned int)(n->layout == LAYOUT_INSTANCES ? budget
+									  : budget * n->workers);
+		if (n->layout == LAYOUT_INSTANCES)
+			t->worker = SUITE_WORKER_EVERY;
+	}
+	if (n->layout == LAYOUT_INSTANCES)
+		return;
+	/* longest first; ties keep the suite's order */
+	for (size_t done = 0; done < s->count; done++) {
+		size_t pick = s->count, w = 0;
+
+		for (size_t i = 0; i < s->count; i++)
+			if (s->tests[i].worker == SUITE_WORKER_EVERY &&
+			    (pick == s->count || s->tests[i].seconds > s->tests[pick].seconds))
+				pick = i;
+		for (size_t k = 1; k < n->workers && k < 1024; k++)
+			if (load[k] < load[w])
+				w = k;
+		s->tests[pick].worker = (int)w;
+		load[w] += s->tests[pick].seconds;
+	}
+}
+
+static cJSON *tools_json(const struct night_tools *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "harness", t->harness);
+	cJSON_AddStringToObject(o, "mutator", t->mutator);
+	cJSON_AddStringToObject(o, "corpus_pct", t->corpus_pct);
+	cJSON_AddStringToObject(o, "corpus_ledger", t->corpus_ledger);
+	return o;
+}
+
+static int write_night_json(const struct night *n)
+{
+	cJSON *o = cJSON_CreateObject();
+	char path[PATH_MAX];
+	int rc;
+
+	cJSON_AddStringToObject(o, "format", "rewind-night");
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddNumberToObject(o, "night", (double)n->id);
+	cJSON_AddStringToObject(o, "suite", n->suite_path);
+	cJSON_AddStringToObject(o, "engine", n->engine);
+	cJSON_AddStringToObject(o, "layout", layout_name(n->layout));
+	cJSON_AddNumberToObject(o, "started", (double)n->started);
+	cJSON_AddNumberToObject(o, "seconds", n->seconds);
+	cJSON_AddNumberToObject(o, "workers", n->workers);
+	cJSON_AddItemToObject(o, "tools", tools_json(&n->tools));
+	cJSON_AddItemToObject(o, "tests", suite_to_json(&n->suite));
+	rc = file_path_join(path, sizeof(path), n->dir, NIGHT_FILE) ? -1
+								    : json_write_atomic(path, o);
+	cJSON_Delete(o);
+	return rc ? -1 : 0;
+}
+
+/* A row in nights gives the night its id. */
+static int allocate_id(struct night *n)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (history_open(n->results, &db))
+		return -1;
+	if (!history_prepare(db,
+			     "INSERT INTO nights(suite, engine, started, seconds, jobs, state)"
+			     " VALUES (?, ?, ?, ?, ?, 'running')",
+			     &st)) {
+		sqlite3_bind_text(st, 1, n->suite_path, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, n->engine, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, n->started);
+		sqlite3_bind_int64(st, 4, n->seconds);
+		sqlite3_bind_int64(st, 5, n->workers);
+		if (sqlite3_step(st) == SQLITE_DONE) {
+			n->id = sqlite3_last_insert_rowid(db);
+			rc = 0;
+		} else {
+			fprintf(stderr, "rewind explore: cannot record the night: %s\n",
+				sqlite3_errmsg(db));
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return rc;
+}
+
+static int record_dir(const struct night *n)
+{
+	sqlite3 *db;
+	char sql[PATH_MAX + 128];
+	int rc;
+
+	if (history_open(n->results, &db))
+		return -1;
+	sqlite3_snprintf(sizeof(sql), sql, "UPDATE nights SET dir = %Q WHERE id = %lld", n->dir,
+			 (long long)n->id);
+	rc = history_exec(db, sql, "record the night's folder");
+	sqlite3_close(db);
+	return rc;
+}
+
+int night_create(struct night *n, const char *results)
+{
+	char nights[PATH_MAX], name[32];
+
+	if (make_dir(results) || !realpath(results, n->results)) {
+		fprintf(stderr, "rewind explore: cannot use %s for results: %s\n", results,
+			strerror(errno));
+		return -1;
+	}
+	n->started = (int64_t)time(NULL);
+	plan_tests(n);
+	if (allocate_id(n))
+		return -1;
+	snprintf(name, sizeof(name), "%04" PRId64, n->id);
+	if (file_path_join(nights, sizeof(nights), n->results, "nights") || make_dir(nights) ||
+	    file_path_join(n->dir, sizeof(n->dir), nights, name))
+		return -1;
+	if (mkdir(n->dir, 0755)) {
+		fprintf(stderr, "rewind explore: the night's folder %s: %s (nothing was changed)\n",
+			n->dir, strerror(errno));
+		return -1;
+	}
+	if (record_dir(n))
+		return -1;
+	for (size_t i = 0; i < n->suite.count; i++) {
+		char path[PATH_MAX];
+
+		if (night_test_path(n, n->suite.tests[i].name, NULL, path, sizeof(path)) ||
+		    make_dir(path))
+			return -1;
+	}
+	return write_night_json(n);
+}
+
+static int string_field(const cJSON *o, const char *key, char *out, size_t len)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsString(v) || strlen(v->valuestring) >= len)
+		return -1;
+	memcpy(out, v->valuestring, strlen(v->valuestring) + 1);
+	return 0;
+}
+
+static int number_field(const cJSON *o, const char *key, double max, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > max)
+		return -1;
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int parse_night(const cJSON *o, struct night *n)
+{
+	const cJSON *tools = cJSON_GetObjectItemCaseSensitive(o, "tools");
+	char layout[16];
+	double id, started, seconds, workers;
+
+	if (number_field(o, "night", 1e9, &id) || number_field(o, "started", 1e12, &started) ||
+	    number_field(o, "seconds", 1e8, &seconds) ||
+	    number_field(o, "workers", 1e5, &workers) ||
+	    string_field(o, "suite", n->suite_path, sizeof(n->suite_path)) ||
+	    string_field(o, "engine", n->engine, sizeof(n->engine)) ||
+	    string_field(o, "layout", layout, sizeof(layout)) ||
+	    string_field(tools, "harness", n->tools.harness, sizeof(n->tools.harness)) ||
+	    string_field(tools, "mutator", n->tools.mutator, sizeof(n->tools.mutator)) ||
+	    string_field(tools, "corpus_pct", n->tools.corpus_pct, sizeof(n->tools.corpus_pct)) ||
+	    string_field(tools, "corpus_ledger", n->tools.corpus_ledger,
+			 sizeof(n->tools.corpus_ledger)) ||
+	    workers < 1)
+		return -1;
+	n->id = (int64_t)id;
+	n->started = (int64_t)started;
+	n->seconds = (unsigned int)seconds;
+	n->workers = (unsigned int)workers;
+	n->layout = !strcmp(layout, "instances") ? LAYOUT_INSTANCES : LAYOUT_TESTS;
+	return suite_from_json(cJSON_GetObjectItemCaseSensitive(o, "tests"), &n->suite, NIGHT_FILE);
+}
+
+int night_load(const char *night_dir, struct night *n)
+{
+	char path[PATH_MAX], parent[PATH_MAX + 8];
+	uint8_t *data;
+	size_t len;
+	cJSON *o;
+	int rc;
+
+	memset(n, 0, sizeof(*n));
+	if (!realpath(night_dir, n->dir) ||
+	    file_path_join(path, sizeof(path), n->dir, NIGHT_FILE) ||
+	    file_read_max(path, NIGHT_FILE_MAX, "night file", &data, &len)) {
+		fprintf(stderr, "rewind explore: %s is not a night's folder (no %s)\n", night_dir,
+			NIGHT_FILE);
+		return -1;
+	}
+	o = cJSON_ParseWithLength((const char *)data, len);
+	free(data);
+	rc = o ? parse_night(o, n) : -1;
+	cJSON_Delete(o);
+	snprintf(parent, sizeof(parent), "%s/../..", n->dir);
+	if (!rc && !realpath(parent, n->results))
+		rc = -1;
+	if (rc)
+		fprintf(stderr, "rewind explore: %s is damaged: plan again with a new night\n",
+			path);
+	return rc;
+}
+
+int night_test_path(const struct night *n, const char *test, const char *sub, char *out, size_t len)
+{
+	int w = sub ? snprintf(out, len, "%s/%s/%s", n->dir, test, sub)
+		    : snprintf(out, len, "%s/%s", n->dir, test);
+
+	if (w >= 0 && (size_t)w < len)
+		return 0;
+	fprintf(stderr, "rewind explore: path too long under %s\n", n->dir);
+	return -1;
+}
+
+int night_latest_dir(const char *results, char *out, size_t len)
+{
+	sqlite3 *db;
+	int64_t id = 0;
+	int rc;
+
+	if (history_open_existing(results, &db))
+		return -1;
+	rc = history_latest_night(db, &id);
+	sqlite3_close(db);
+	if (rc || !id) {
+		fprintf(stderr, "rewind explore: %s has no night yet\n", results);
+		return -1;
+	}
+	if ((size_t)snprintf(out, len, "%s/nights/%04" PRId64, results, id) >= len)
+		return -1;
+	return 0;
+}
+
+void night_free(struct night *n)
+{
+	suite_free(&n->suite);
+}

@@ -1,0 +1,42 @@
+/*
+ * Live progress of a night on this machine: every few seconds one line with
+ * executions, exec/s, failures and buckets, from afl-fuzz's plot_data (which
+ * it rewrites every 5 s, unlike fuzzer_stats) and the artifacts folders.
+ */
+#ifndef REWIND_PROGRESS_H
+#define REWIND_PROGRESS_H
+
+#include "reports/night.h"
+
+#include <stdint.h>
+
+#define PROGRESS_MAX_SEEN    4096
+#define PROGRESS_MAX_BUCKETS 256
+
+struct progress_test {
+	uint64_t seen[PROGRESS_MAX_SEEN]; /* hashes of artifact names already read */
+	size_t seen_count;
+	char buckets[PROGRESS_MAX_BUCKETS][17];
+	size_t bucket_count;
+	uint64_t execs, edges;
+	double exec_per_s, since; /* since: when execs was read */
+};
+
+struct progress {
+	struct progress_test tests[SUITE_MAX_TESTS];
+	double start;
+};
+
+/* One line on stderr, plus a line for each bucket seen for the first time. */
+void progress_print(struct progress *p, const struct night *n, double elapsed);
+
+/* Numbers of afl's plot_data rows: t, total_execs, edges_found, saved_crashes, execs_per_sec. */
+struct plot_row {
+	double t, execs, edges, crashes, exec_per_s;
+};
+
+/* Reads instance_dir/plot_data: calls fn for each row; 0, or -1 if there is none. */
+int progress_plot_rows(const char *instance_dir, void (*fn)(const struct plot_row *, void *),
+		       void *ctx);
+
+#endif

@@ -1,0 +1,359 @@
+/*
+ * report/index.html. Every string from the history and the explanations is
+ * escaped: messages, sites and explanations are the guest's output, which
+ * is untrusted. Links are relative, so the results directory can be moved
+ * or served as it is.
+ */
+#include "reports/report_html.h"
+
+#include "reports/report_explain.h"
+#include "reports/report_summary.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* From report/ back to RESULTS/ (report/ is RESULTS/nights/NNNN/report). */
+#define TO_RESULTS "../../../"
+
+static const char STYLE[] =
+	"body{font-family:sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;"
+	"color:#222}\n"
+	"h1{margin-bottom:.2em}h2{border-bottom:2px solid #ccc;margin-top:1.6em}\n"
+	"table{border-collapse:collapse;margin:.5em 0}\n"
+	"th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}\n"
+	"th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"pre{background:#f6f6f6;border:1px solid #ddd;padding:.6em;overflow-x:auto;"
+	"white-space:pre-wrap;word-break:break-all}\n"
+	"pre.replay{background:#fffbe6}\n"
+	"figure{display:inline-block;margin:.5em .6em .5em 0}figure img{border:1px solid #ddd}\n"
+	"figcaption{font-size:.9em;color:#555}\n"
+	".verdict{font-size:1.2em;font-weight:bold;padding:.3em .6em;display:inline-block}\n"
+	".status-0{background:#e3f6e3}.status-1{background:#fde8c8}.status-2{background:#f8d0d0}\n"
+	".state{font-weight:bold;padding:0 .4em;border-radius:3px;background:#ddd}\n"
+	"span.state-new,span.state-reopened,span.state-failed{background:#f8c0c0}\n"
+	"span.state-still-failing,span.state-flaky,span.state-interrupted{background:#fde0b0}\n"
+	"span.state-fixed,span.state-done{background:#c8f0c8}\n"
+	"section.bucket{border:1px solid #ccc;border-radius:4px;padding:0 1em 1em;"
+	"margin:1em 0}\n"
+	"section.state-new,section.state-reopened{border-left:6px solid #d33}\n"
+	"section.state-still-failing,section.state-flaky{border-left:6px solid #e90}\n"
+	"section.state-fixed{border-left:6px solid #3a3}\n"
+	".problem,.no-explanation,.no-plot{color:#a00}\n"
+	"code{font-family:monospace}\n";
+
+/* --- small writers -------------------------------------------------------- */
+
+static void esc(FILE *f, const char *s)
+{
+	report_escape(f, s);
+}
+
+/* A path relative to RESULTS as a link from report/ (percent-encoded). */
+static void href(FILE *f, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	if (path[0] != '/')
+		fputs(TO_RESULTS, f);
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-_.~", *p))
+			fputc(*p, f);
+		else
+			fprintf(f, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+	}
+}
+
+void report_html_link(FILE *f, const char *path)
+{
+	if (!path || !path[0]) {
+		fputs("none", f);
+		return;
+	}
+	fputs("<a href=\"", f);
+	href(f, path);
+	fputs("\"><code>", f);
+	esc(f, path);
+	fputs("</code></a>", f);
+}
+
+static void state_label(FILE *f, const char *state)
+{
+	fputs("<span class=\"state state-", f);
+	esc(f, state);
+	fputs("\">", f);
+	esc(f, state ? state : "unknown");
+	fputs("</span>", f);
+}
+
+static void row_text(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, "<tr><th>%s</th><td>", key);
+	esc(f, value);
+	fputs("</td></tr>\n", f);
+}
+
+static void row_number(FILE *f, const char *key, int64_t value)
+{
+	fprintf(f, "<tr><th>%s</th><td>%" PRId64 "</td></tr>\n", key, value);
+}
+
+/* --- the buckets ---------------------------------------------------------------- */
+
+static void bucket_signature(FILE *f, const struct report_bucket *b)
+{
+	fputs("<table class=\"signature\">\n", f);
+	row_text(f, "test", b->test);
+	row_text(f, "class", b->cls);
+	row_text(f, "status", b->status);
+	fputs("<tr><th>message</th><td><code>", f);
+	esc(f, b->message);
+	fputs("</code></td></tr>\n", f);
+	row_number(f, "failures this night", b->failures_night);
+	row_number(f, "failures in all", b->failures_total);
+	row_number(f, "first night", b->first_night);
+	row_number(f, "last night found", b->last_night);
+	row_number(f, "nights found", b->nights_seen);
+	fputs("</table>\n", f);
+}
+
+static void bucket_sites(FILE *f, const struct report_bucket *b)
+{
+	cJSON *sites = report_sites_json(b->sites), *site;
+
+	fputs("<h4>Sites</h4>\n", f);
+	if (!cJSON_GetArraySize(sites))
+		fputs("<p>none recorded</p>\n", f);
+	else
+		fputs("<ul class=\"sites\">\n", f);
+	cJSON_ArrayForEach(site, sites)
+	{
+		char *text = cJSON_IsString(site) ? NULL : cJSON_PrintUnformatted(site);
+
+		fputs("<li><code>", f);
+		if (cJSON_IsObject(site) &&
+		    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(site, "function")))
+			report_explain_site(f, site);
+		else
+			esc(f, text ? text : site->valuestring);
+		fputs("</code></li>\n", f);
+		free(text);
+	}
+	if (cJSON_GetArraySize(sites))
+		fputs("</ul>\n", f);
+	cJSON_Delete(sites);
+}
+
+static void bucket_files(FILE *f, const struct report_bucket *b)
+{
+	fputs("<h4>Replay</h4>\n<pre class=\"replay\"><code>", f);
+	esc(f, b->replay ? b->replay : "(no replay command recorded)");
+	fputs("</code></pre>\n<p class=\"replay-note\">Run it in the results directory.</p>\n"
+	      "<ul class=\"files\">\n<li>minimised schedule: ",
+	      f);
+	report_html_link(f, b->minimised);
+	fputs("</li>\n<li>first failing run: ", f);
+	report_html_link(f, b->artifact);
+	fputs("</li>\n</ul>\n", f);
+}
+
+static void bucket_section(FILE *f, const struct report *r, const struct report_bucket *b)
+{
+	fputs("<section class=\"bucket state-", f);
+	esc(f, b->state);
+	fputs("\" id=\"bucket-", f);
+	esc(f, b->id);
+	fputs("\">\n<h3>", f);
+	state_label(f, b->state);
+	fputs(" <code>", f);
+	esc(f, b->id);
+	fputs("</code> ", f);
+	esc(f, b->test);
+	fputs(": ", f);
+	/* "signal 6" says more than "signal"; a hang has only its class */
+	esc(f, b->status && b->status[0] ? b->status : b->cls);
+	fputs("</h3>\n", f);
+	bucket_signature(f, b);
+	bucket_sites(f, b);
+	bucket_files(f, b);
+	report_explain_write(f, r, b);
+	fputs("</section>\n", f);
+}
+
+static void buckets_part(FILE *f, const struct report *r)
+{
+	fputs("<section id=\"buckets\">\n<h2>Buckets</h2>\n", f);
+	if (!r->bucket_count)
+		fputs("<p>No bucket has a state this night.</p>\n", f);
+	for (size_t i = 0; i < r->bucket_count; i++)
+		bucket_section(f, r, &r->buckets[i]);
+	fputs("</section>\n", f);
+}
+
+/* --- the tests and the plots ------------------------------------------------------ */
+
+static void test_buckets_cell(FILE *f, const struct report *r, const struct report_test *t)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->bucket_count; i++) {
+		const struct report_bucket *b = &r->buckets[i];
+
+		if (strcmp(report_text(b->test), report_text(t->name)))
+			continue;
+		fputs(any ? "<br>" : "", f);
+		fputs("<a href=\"#bucket-", f);
+		esc(f, b->id);
+		fputs("\"><code>", f);
+		esc(f, b->id);
+		fputs("</code></a> ", f);
+		state_label(f, b->state);
+		any = true;
+	}
+	if (!any)
+		fputs("none", f);
+}
+
+static void test_row(FILE *f, const struct report *r, const struct report_test *t)
+{
+	fputs("<tr class=\"test\"><td class=\"test-name\">", f);
+	esc(f, t->name);
+	fputs("</td><td>", f);
+	state_label(f, t->state);
+	fprintf(f,
+		"</td><td class=\"num\">%.0f / %" PRId64 "</td><td class=\"num\">%" PRId64
+		"</td><td class=\"num\">%.1f</td><td class=\"num\">%" PRId64
+		"</td><td class=\"num\">%" PRId64 "</td><td>",
+		t->seconds_run, t->seconds_planned, t->execs, t->exec_per_s, t->edges, t->failures);
+	test_buckets_cell(f, r, t);
+	fputs("</td><td>", f);
+	esc(f, t->error);
+	fputs("</td></tr>\n", f);
+}
+
+static void tests_part(FILE *f, const struct report *r)
+{
+	fputs("<section id=\"tests\">\n<h2>Tests</h2>\n<table id=\"tests-table\">\n<thead><tr>"
+	      "<th>test</th><th>state</th><th>seconds (run / planned)</th><th>executions</th>"
+	      "<th>exec/s</th><th>edges</th><th>failures</th><th>buckets</th><th>error</th>"
+	      "</tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = 0; i < r->test_count; i++)
+		test_row(f, r, &r->tests[i]);
+	fputs("</tbody>\n</table>\n</section>\n", f);
+}
+
+static void figure(FILE *f, const char *src, const char *alt, const char *name)
+{
+	fputs("<figure class=\"plot\"><img src=\"", f);
+	esc(f, src);
+	fprintf(f, "\" width=\"560\" height=\"315\" alt=\"%s", alt);
+	esc(f, name);
+	fprintf(f, "\"><figcaption>%s", alt);
+	esc(f, name);
+	fputs("</figcaption></figure>\n", f);
+}
+
+static void plots_part(FILE *f, const struct report *r)
+{
+	fputs("<section id=\"plots\">\n<h2>Plots</h2>\n", f);
+	if (r->plots_problem) {
+		fputs("<p class=\"problem\">Some plots are missing: ", f);
+		esc(f, r->plots_problem);
+		fputs(".</p>\n", f);
+	}
+	if (r->plot_open_buckets[0])
+		figure(f, r->plot_open_buckets,
+		       "Open buckets (new, still-failing, reopened, flaky) on each night up to "
+		       "this one",
+		       "");
+	for (size_t i = 0; i < r->test_count; i++) {
+		const struct report_test *t = &r->tests[i];
+
+		fputs("<div class=\"test-plots\">\n<h3>", f);
+		esc(f, t->name);
+		fputs("</h3>\n", f);
+		if (t->plot_execs[0])
+			figure(f, t->plot_execs, "Executions over time: ", t->name);
+		if (t->plot_edges[0])
+			figure(f, t->plot_edges, "Coverage (edges) over time: ", t->name);
+		if (!t->plot_execs[0] && !t->plot_edges[0])
+			fputs("<p class=\"no-plot\">no plot: no samples this night</p>\n", f);
+		fputs("</div>\n", f);
+	}
+	fputs("</section>\n", f);
+}
+
+/* --- the page ------------------------------------------------------------------- */
+
+static void bucket_counts(FILE *f, const struct report *r)
+{
+	size_t open = 0, fresh = 0, fixed = 0;
+
+	for (size_t i = 0; i < r->bucket_count; i++) {
+		const char *state = report_text(r->buckets[i].state);
+
+		open += report_state_is_open(state);
+		fresh += !strcmp(state, "new") || !strcmp(state, "reopened");
+		fixed += !strcmp(state, "fixed");
+	}
+	fprintf(f,
+		"<tr><th>buckets</th><td>%zu open (%zu new or reopened), %zu fixed</td>"
+		"</tr>\n",
+		open, fresh, fixed);
+}
+
+static void night_part(FILE *f, const struct report *r)
+{
+	char started[48], ended[48];
+
+	report_time_text(r->night.started, started, sizeof(started));
+	report_time_text(r->night.ended, ended, sizeof(ended));
+	fprintf(f, "<h1>Rewind night %s</h1>\n<p class=\"verdict status-%d\">", r->night_name,
+		r->status);
+	fprintf(f, "Exit status %d: ", r->status);
+	esc(f, r->verdict);
+	fputs("</p>\n<table class=\"night\" id=\"night\">\n<tr><th>state</th><td>", f);
+	state_label(f, r->night.state);
+	fputs("</td></tr>\n", f);
+	row_text(f, "started", started);
+	row_text(f, "ended", ended);
+	row_number(f, "seconds (budget)", r->night.seconds);
+	row_number(f, "jobs", r->night.jobs);
+	row_text(f, "engine", r->night.engine);
+	row_text(f, "suite", r->night.suite);
+	bucket_counts(f, r);
+	fputs("</table>\n<p>Also: <a href=\"summary.json\">summary.json</a>, "
+	      "<a href=\"junit.xml\">junit.xml</a>.</p>\n",
+	      f);
+}
+
+static void page(FILE *f, const struct report *r)
+{
+	fprintf(f,
+		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<title>Rewind night %s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+		r->night_name, STYLE);
+	night_part(f, r);
+	fputs("<nav><a href=\"#plots\">Plots</a> | <a href=\"#tests\">Tests</a> | "
+	      "<a href=\"#buckets\">Buckets</a></nav>\n",
+	      f);
+	plots_part(f, r);
+	tests_part(f, r);
+	buckets_part(f, r);
+	fputs("<footer><p>Written by <code>rewind report</code> from the history of the "
+	      "results directory.</p></footer>\n</body>\n</html>\n",
+	      f);
+}
+
+int report_html_write(struct report *r)
+{
+	struct report_stream s;
+
+	if (report_stream_open(&s))
+		return -1;
+	page(s.f, r);
+	return report_stream_commit(r, &s, "index.html");
+}

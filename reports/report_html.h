@@ -1,0 +1,17 @@
+/* The report's index.html: a static page (no script, no network, inline CSS). */
+#ifndef REWIND_REPORT_HTML_H
+#define REWIND_REPORT_HTML_H
+
+#include "reports/report.h"
+
+/*
+ * Writes report/index.html: the night, the plots, the tests, and each
+ * bucket with its explanation (RESULTS/<explanation>, explain.txt beside
+ * it), minimised schedule and replay command; 0 or -1 (message printed).
+ */
+int report_html_write(struct report *r);
+
+/* <a href="..">path</a> from report/ for a path relative to RESULTS, or "none". */
+void report_html_link(FILE *f, const char *path);
+
+#endif

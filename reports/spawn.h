@@ -1,0 +1,20 @@
+/* Starting the tools a night runs (afl-fuzz, rewind-harness) and waiting for them. */
+#ifndef REWIND_SPAWN_H
+#define REWIND_SPAWN_H
+
+#include <sys/types.h>
+
+/*
+ * Starts argv[0] (looked up in PATH) with env ("NAME=VALUE" strings, NULL
+ * ended, may be NULL) added to this environment, stdin from /dev/null and
+ * stdout and stderr appended to log (NULL: /dev/null). Returns the pid or -1 (reported).
+ */
+pid_t spawn_start(char *const argv[], const char *const env[], const char *log);
+
+/* Waits for pid; its wait status, or -1. EINTR is retried unless *stop is set. */
+int spawn_wait(pid_t pid, volatile const int *stop);
+
+/* spawn_start + spawn_wait: the exit status (0-255), 128 + signal, or -1. */
+int spawn_run(char *const argv[], const char *log);
+
+#endif

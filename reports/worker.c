@@ -1,0 +1,403 @@
+/* One worker: afl-fuzz on each of its tests in turn, a result file for each. */
+#include "reports/worker.h"
+
+#include "reports/progress.h"
+#include "reports/spawn.h"
+#include "vmm/file.h"
+#include "vmm/json_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RESULT_FILE_MAX (64u << 10)
+/* afl-fuzz has booted the guest and stopped within this much more than its -V */
+#define AFL_GRACE_S    180
+#define SAMPLE_EVERY_S 5.0
+
+/* Where a worker's samples of one test come from and go. */
+struct sampler {
+	const char *progress, *instance;
+	char samples[PATH_MAX + 32];
+	double offset; /* seconds this test ran before (a resumed night) */
+};
+
+/* What a worker keeps of one test: TEST/worker-K.json. */
+struct worker_result {
+	char state[16]; /* done, interrupted, failed */
+	double seconds_run;
+	double execs, exec_per_s, edges, crashes;
+	char error[256];
+};
+
+bool worker_has_test(const struct night *n, const struct suite_test *t, unsigned int k)
+{
+	(void)n;
+	return t->worker == SUITE_WORKER_EVERY || t->worker == (int)k;
+}
+
+static double stat_field(const char *stats, const char *key)
+{
+	const char *p = stats;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key))) {
+		if ((p == stats || p[-1] == '\n') && (p[n] == ' ' || p[n] == ':')) {
+			const char *colon = strchr(p, ':');
+
+			return colon ? strtod(colon + 1, NULL) : 0;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+/* The instance's final numbers from afl's fuzzer_stats (written when it stops). */
+static void read_afl_stats(const char *instance_dir, struct worker_result *r)
+{
+	char path[2 * PATH_MAX];
+	uint8_t *data;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/fuzzer_stats", instance_dir);
+	if (access(path, R_OK) || file_read_max(path, RESULT_FILE_MAX, "afl stats", &data, &len))
+		return;
+	data[len ? len - 1 : 0] = 0;
+	r->execs = stat_field((char *)data, "execs_done");
+	r->exec_per_s = stat_field((char *)data, "execs_per_sec");
+	r->edges = stat_field((char *)data, "edges_found");
+	r->crashes = stat_field((char *)data, "saved_crashes");
+	free(data);
+}
+
+static int read_result(const char *path, struct worker_result *r)
+{
+	uint8_t *data;
+	size_t len;
+	cJSON *o;
+	const cJSON *state, *sec;
+
+	memset(r, 0, sizeof(*r));
+	if (access(path, F_OK) ||
+	    file_read_max(path, RESULT_FILE_MAX, "worker result", &data, &len))
+		return -1;
+	o = cJSON_ParseWithLength((const char *)data, len);
+	free(data);
+	state = cJSON_GetObjectItemCaseSensitive(o, "state");
+	sec = cJSON_GetObjectItemCaseSensitive(o, "seconds_run");
+	if (cJSON_IsString(state) && cJSON_IsNumber(sec)) {
+		snprintf(r->state, sizeof(r->state), "%s", state->valuestring);
+		r->seconds_run = sec->valuedouble;
+	}
+	cJSON_Delete(o);
+	return r->state[0] ? 0 : -1;
+}
+
+static int write_result(const char *path, const struct suite_test *t, unsigned int k,
+			const struct worker_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	int rc;
+
+	cJSON_AddStringToObject(o, "test", t->name);
+	cJSON_AddNumberToObject(o, "worker", k);
+	cJSON_AddStringToObject(o, "state", r->state);
+	cJSON_AddNumberToObject(o, "seconds_planned", t->seconds);
+	cJSON_AddNumberToObject(o, "seconds_run", r->seconds_run);
+	cJSON_AddNumberToObject(o, "execs", r->execs);
+	cJSON_AddNumberToObject(o, "exec_per_s", r->exec_per_s);
+	cJSON_AddNumberToObject(o, "edges", r->edges);
+	cJSON_AddNumberToObject(o, "afl_saved_crashes", r->crashes);
+	cJSON_AddStringToObject(o, "error", r->error);
+	rc = json_write_atomic(path, o);
+	cJSON_Delete(o);
+	return rc ? -1 : 0;
+}
+
+/* afl-fuzz settings, as harness/rewind-fuzz explains them. */
+static const char *const AFL_ENV[] = {
+	"AFL_NO_UI=1",
+	"AFL_SKIP_CPUFREQ=1",
+	"AFL_NO_AFFINITY=1",
+	"AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
+	"AFL_FORKSRV_INIT_TMOUT=120000",
+	"AFL_CUSTOM_MUTATOR_ONLY=1",
+	"AFL_FAST_CAL=1",
+	"AFL_DISABLE_TRIM=1",
+	"AFL_SKIP_CRASHES=1",
+	"AFL_NO_STARTUP_CALIBRATION=1",
+	/* a worker restarted on an interrupted test continues its queue */
+	"AFL_AUTORESUME=1",
+	NULL, /* AFL_CUSTOM_MUTATOR_LIBRARY */
+	NULL,
+};
+
+struct afl_command {
+	char *argv[2 * SUITE_MAX_ARGS + 32];
+	char seconds[16], sync[PATH_MAX + 8], name[32], artifacts[PATH_MAX + 16];
+	char progress[PATH_MAX + 32];
+	char mutator_env[PATH_MAX + 32];
+	const char *env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0])];
+};
+
+static void push_arg(struct afl_command *c, size_t *a, const char *arg)
+{
+	if (*a + 1 < sizeof(c->argv) / sizeof(c->argv[0]))
+		c->argv[(*a)++] = (char *)arg;
+	c->argv[*a] = NULL;
+}
+
+/*
+ * afl-fuzz -V S -t 10000+ -m none -i CORPUS -o TEST/afl -M|-S worker-K --
+ * rewind-harness --artifacts TEST/artifacts ARGS @@ -- COMMAND
+ */
+static void afl_command(const struct night *n, const struct suite_test *t, unsigned int k,
+			unsigned int seconds, struct afl_command *c)
+{
+	size_t a = 0;
+	bool main = n->layout == LAYOUT_TESTS || k == 0;
+
+	night_test_path(n, t->name, "afl", c->sync, sizeof(c->sync));
+	night_test_path(n, t->name, "artifacts", c->artifacts, sizeof(c->artifacts));
+	snprintf(c->name, sizeof(c->name), WORKER_PROGRESS_FMT, k);
+	night_test_path(n, t->name, c->name, c->progress, sizeof(c->progress));
+	snprintf(c->seconds, sizeof(c->seconds), "%u", seconds);
+	snprintf(c->name, sizeof(c->name), "worker-%u", k);
+	snprintf(c->mutator_env, sizeof(c->mutator_env), "AFL_CUSTOM_MUTATOR_LIBRARY=%s",
+		 n->tools.mutator);
+	memcpy(c->env, AFL_ENV, sizeof(AFL_ENV));
+	c->env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0]) - 2] = c->mutator_env;
+	for (const char *const *arg = (const char *const[]){"afl-fuzz", "-V", c->seconds, "-t",
+							    "10000+", "-m", "none", "-i", NULL};
+	     *arg; arg++)
+		push_arg(c, &a, *arg);
+	push_arg(c, &a, t->plain ? n->tools.corpus_ledger : n->tools.corpus_pct);
+	push_arg(c, &a, "-o");
+	push_arg(c, &a, c->sync);
+	push_arg(c, &a, main ? "-M" : "-S");
+	push_arg(c, &a, c->name);
+	push_arg(c, &a, "--");
+	push_arg(c, &a, n->tools.harness);
+	push_arg(c, &a, "--artifacts");
+	push_arg(c, &a, c->artifacts);
+	push_arg(c, &a, "--progress");
+	push_arg(c, &a, c->progress);
+	for (size_t i = 0; i < t->arg_count; i++)
+		push_arg(c, &a, t->args[i]);
+	push_arg(c, &a, "@@");
+	push_arg(c, &a, "--");
+	for (size_t i = 0; i < t->command_len; i++)
+		push_arg(c, &a, t->command[i]);
+}
+
+/* Copies text without terminal escape sequences (afl-fuzz colours its messages). */
+static void strip_escapes(const char *text, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		if (text[i] == '\033') {
+			while (i + 1 < n && !((text[i + 1] >= 'A' && text[i + 1] <= 'Z') ||
+					      (text[i + 1] >= 'a' && text[i + 1] <= 'z')))
+				i++;
+			i++;
+			continue;
+		}
+		if (text[i] != '\n' && text[i] != '\r')
+			out[o++] = text[i];
+	}
+	out[o] = 0;
+}
+
+/* Why afl-fuzz stopped (its "PROGRAM ABORT" line, else its last line), for a failed test. */
+static void afl_failure(const char *log, char *out, size_t len)
+{
+	uint8_t *data;
+	size_t n;
+	const char *line, *end;
+	char why[160];
+
+	snprintf(out, len, "afl-fuzz failed (log: %.120s)", log);
+	if (file_read_max(log, 64u << 20, "afl log", &data, &n))
+		return;
+	line = memmem(data, n, "PROGRAM ABORT :", 15);
+	if (line) {
+		line += 15;
+	} else {
+		end = (const char *)data + n;
+		while (end > (const char *)data && (end[-1] == '\n' || end[-1] == ' '))
+			end--;
+		line = memrchr(data, '\n', (size_t)(end - (const char *)data));
+		line = line ? line + 1 : (const char *)data;
+	}
+	end = memchr(line, '\n', n - (size_t)(line - (const char *)data));
+	strip_escapes(line, end ? (size_t)(end - line) : strlen(line), why, sizeof(why));
+	snprintf(out, len, "afl-fuzz stopped: %.100s (log: %.120s)", why, log);
+	free(data);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Counts the entries of afl's queue: the inputs it kept for new coverage. */
+static unsigned int queue_entries(const char *instance)
+{
+	char path[PATH_MAX + 16];
+	DIR *d;
+	const struct dirent *e;
+	unsigned int n = 0;
+
+	snprintf(path, sizeof(path), "%s/queue", instance);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, "id:", 3) == 0;
+	closedir(d);
+	return n;
+}
+
+static void keep_last_row(const struct plot_row *r, void *ctx)
+{
+	*(struct plot_row *)ctx = *r;
+}
+
+/*
+ * Appends a sample to TEST/samples-K.tsv: seconds, executions and failures
+ * (the harness's --progress), corpus entries, edges (afl's, once it reports
+ * them: its plot_data starts after a minute). The finishing step reads these.
+ */
+static void take_sample(const struct sampler *sm, double t)
+{
+	struct plot_row last = {0};
+	unsigned long long execs = 0, failures = 0;
+	uint8_t *data;
+	size_t len;
+	FILE *f;
+
+	if (!access(sm->progress, R_OK) &&
+	    !file_read_max(sm->progress, 4096, "progress file", &data, &len)) {
+		data[len ? len - 1 : 0] = 0;
+		if (sscanf((const char *)data, "{\"execs\": %llu, \"failures\": %llu", &execs,
+			   &failures) != 2)
+			execs = failures = 0;
+		free(data);
+	}
+	progress_plot_rows(sm->instance, keep_last_row, &last);
+	f = fopen(sm->samples, "a");
+	if (!f)
+		return;
+	fprintf(f, "%.1f\t%llu\t%llu\t%u\t%.0f\n", t, execs, failures, queue_entries(sm->instance),
+		last.edges);
+	fclose(f);
+}
+
+/* Waits for afl-fuzz, stopping it on *stop or when it overstays; its wait status. */
+static int wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
+		    volatile const sig_atomic_t *stop, bool *stopped)
+{
+	double start = now_s(), deadline = start + seconds + AFL_GRACE_S;
+	double next_sample = start + SAMPLE_EVERY_S;
+	int status, sent = 0;
+
+	for (;;) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid) {
+			take_sample(sm, sm->offset + now_s() - start);
+			return status;
+		}
+		if (now_s() >= next_sample) {
+			take_sample(sm, sm->offset + now_s() - start);
+			next_sample += SAMPLE_EVERY_S;
+		}
+		if (got < 0 && errno != EINTR)
+			return -1;
+		if ((*stop || now_s() > deadline) && sent < 2) {
+			/* afl-fuzz saves its state on SIGINT; SIGKILL if it does not stop */
+			kill(pid, sent ? SIGKILL : SIGINT);
+			*stopped = *stopped || *stop;
+			deadline = now_s() + 30;
+			sent++;
+		}
+		usleep(200 * 1000);
+	}
+}
+
+static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned int k,
+		     volatile const sig_atomic_t *stop, struct worker_result *r)
+{
+	struct afl_command c;
+	struct sampler sm;
+	char log[PATH_MAX + 32], instance[PATH_MAX + 64];
+	unsigned int left =
+		t->seconds > r->seconds_run ? t->seconds - (unsigned int)r->seconds_run : 1;
+	bool stopped = false;
+	double start = now_s();
+	pid_t pid;
+	int status;
+
+	afl_command(n, t, k, left, &c);
+	if (mkdir(c.sync, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(log, sizeof(log), "%.*s/afl-%u.log", (int)(strlen(c.sync) - 4), c.sync, k);
+	pid = spawn_start(c.argv, c.env, log);
+	if (pid < 0)
+		return -1;
+	snprintf(instance, sizeof(instance), "%s/%s", c.sync, c.name);
+	sm.offset = r->seconds_run;
+	sm.progress = c.progress;
+	sm.instance = instance;
+	snprintf(sm.samples, sizeof(sm.samples), "%.*s/" WORKER_SAMPLES_FMT,
+		 (int)(strlen(c.sync) - 4), c.sync, k);
+	status = wait_afl(pid, left, &sm, stop, &stopped);
+	r->seconds_run += now_s() - start;
+	read_afl_stats(instance, r);
+	if (stopped)
+		snprintf(r->state, sizeof(r->state), "interrupted");
+	else if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		snprintf(r->state, sizeof(r->state), "done");
+	else if (r->crashes > 0 || access(c.artifacts, F_OK) == 0)
+		/* afl-fuzz gives up when every seed fails: found at once */
+		snprintf(r->state, sizeof(r->state), "done");
+	else {
+		snprintf(r->state, sizeof(r->state), "failed");
+		afl_failure(log, r->error, sizeof(r->error));
+	}
+	return 0;
+}
+
+int worker_run(const struct night *n, unsigned int k, volatile const sig_atomic_t *stop)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n->suite.count && !*stop; i++) {
+		const struct suite_test *t = &n->suite.tests[i];
+		struct worker_result r;
+		char name[32], path[PATH_MAX];
+
+		if (!worker_has_test(n, t, k))
+			continue;
+		snprintf(name, sizeof(name), WORKER_RESULT_FMT, k);
+		if (night_test_path(n, t->name, name, path, sizeof(path)))
+			return -1;
+		if (!read_result(path, &r) && strcmp(r.state, "interrupted"))
+			continue; /* done (or failed) in an earlier run of this night */
+		if (fuzz_test(n, t, k, stop, &r) || write_result(path, t, k, &r))
+			return -1;
+		if (!strcmp(r.state, "interrupted"))
+			rc = 1;
+	}
+	return *stop ? 1 : rc;
+}

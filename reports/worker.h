@@ -1,0 +1,28 @@
+/*
+ * A worker of a night: fuzzes its share of the tests with afl-fuzz and
+ * rewind-harness, one test after another, and writes TEST/worker-K.json
+ * for each (docs/explore.md). Workers write files only, never the history.
+ */
+#ifndef REWIND_WORKER_H
+#define REWIND_WORKER_H
+
+#include "reports/night.h"
+
+#include <signal.h>
+
+#define WORKER_RESULT_FMT   "worker-%u.json"
+#define WORKER_PROGRESS_FMT "progress-%u.json" /* rewind-harness --progress */
+#define WORKER_SAMPLES_FMT  "samples-%u.tsv"   /* t, execs, failures, corpus, edges */
+
+/* Is test t worker k's? */
+bool worker_has_test(const struct night *n, const struct suite_test *t, unsigned int k);
+
+/*
+ * Runs worker k's tests; a test already done (its result says so) is
+ * skipped, one interrupted earlier gets its remaining seconds. When *stop is
+ * set (a signal), afl-fuzz is stopped and the test recorded as interrupted.
+ * 0 if every test ran, 1 if one was interrupted, -1 on a setup error.
+ */
+int worker_run(const struct night *n, unsigned int k, volatile const sig_atomic_t *stop);
+
+#endif

@@ -1,0 +1,25 @@
+/* JSON documents written atomically: artifacts, explanations, plans, results. */
+#include "vmm/json_file.h"
+
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int json_write_atomic(const char *path, const cJSON *json)
+{
+	char *text = json ? cJSON_Print(json) : NULL;
+	struct file_part part;
+	int rc;
+
+	if (!text) {
+		rw_err("out of memory for %s", path);
+		return -ENOMEM;
+	}
+	part = (struct file_part){text, strlen(text)};
+	rc = file_write_atomic(path, &part, 1); /* says why it failed */
+	free(text);
+	return rc;
+}
