@@ -55,7 +55,10 @@ static struct group *group_of(struct group *groups, size_t *count, const struct 
 	return &groups[(*count)++];
 }
 
-/* The first column of the first row of sql with (a, b) bound, into out; false if no row. */
+/*
+ * The first column of the first row of sql with ?1 = a and, unless b is
+ * NULL, ?2 = b, into out; false if there is no row.
+ */
 static bool query_text(sqlite3 *db, const char *sql, const char *a, const char *b, char *out,
 		       size_t len)
 {
@@ -66,7 +69,8 @@ static bool query_text(sqlite3 *db, const char *sql, const char *a, const char *
 	if (history_prepare(db, sql, &st))
 		return false;
 	sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+	if (b)
+		sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		found = true;
 		if (sqlite3_column_text(st, 0))
@@ -224,8 +228,8 @@ static int resolve_group(struct bucket_ctx *c, const struct group *g)
 	char bucket[17];
 	int rc = 0;
 
-	if (!query_text(c->db, "SELECT bucket FROM signatures WHERE id = ?1 AND ?2 IS NOT NULL",
-			g->sig.id, "", bucket, sizeof(bucket)))
+	if (!query_text(c->db, "SELECT bucket FROM signatures WHERE id = ?1", g->sig.id, NULL,
+			bucket, sizeof(bucket)))
 		rc = first_seen(c, g, bucket);
 	if (rc == 0)
 		tally(c, bucket, g->count);
@@ -237,8 +241,8 @@ static int found_bucket(const struct bucket_ctx *c, const struct tally *b)
 {
 	char first[32], before[32];
 
-	query_text(c->db, "SELECT first_night FROM buckets WHERE id = ?1 AND ?2 IS NOT NULL",
-		   b->bucket, "", first, sizeof(first));
+	query_text(c->db, "SELECT first_night FROM buckets WHERE id = ?1", b->bucket, NULL, first,
+		   sizeof(first));
 	state_before(c->db, b->bucket, c->n->id, before, sizeof(before));
 	return record_night(c->db, b->bucket, c->n->id, b->count,
 			    strtoll(first, NULL, 10) == c->n->id ? "new"

@@ -16,9 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RESULT_FILE_MAX (64u << 10)
-#define SAMPLE_STEP_S	5.0 /* afl-fuzz writes plot_data every 5 s */
-#define SAMPLES_MAX	8192
+#define SAMPLE_STEP_S 5.0 /* afl-fuzz writes plot_data every 5 s */
+#define SAMPLES_MAX   8192
 
 struct test_totals {
 	char state[16], error[256];
@@ -26,44 +25,27 @@ struct test_totals {
 	size_t failures;
 };
 
-static double number(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : 0;
-}
-
 /* Adds worker k's result to the totals; the worst state wins (failed > interrupted > done). */
 static void add_worker(const char *path, struct test_totals *tt)
 {
-	uint8_t *data;
-	size_t len;
-	cJSON *o = NULL;
-	const cJSON *state, *error;
+	struct worker_result r;
 
-	if (!access(path, F_OK) &&
-	    !file_read_max(path, RESULT_FILE_MAX, "worker result", &data, &len)) {
-		o = cJSON_ParseWithLength((const char *)data, len);
-		free(data);
-	}
-	state = cJSON_GetObjectItemCaseSensitive(o, "state");
-	error = cJSON_GetObjectItemCaseSensitive(o, "error");
-	if (!cJSON_IsString(state)) {
+	if (worker_read_result(path, &r)) {
+		/* no result: the worker never finished the test */
 		if (strcmp(tt->state, "failed"))
 			snprintf(tt->state, sizeof(tt->state), "interrupted");
-	} else if (!strcmp(state->valuestring, "failed") ||
-		   (!strcmp(state->valuestring, "interrupted") && strcmp(tt->state, "failed"))) {
-		snprintf(tt->state, sizeof(tt->state), "%s", state->valuestring);
+	} else if (!strcmp(r.state, "failed") ||
+		   (!strcmp(r.state, "interrupted") && strcmp(tt->state, "failed"))) {
+		snprintf(tt->state, sizeof(tt->state), "%s", r.state);
 	}
-	if (cJSON_IsString(error) && error->valuestring[0])
-		snprintf(tt->error, sizeof(tt->error), "%s", error->valuestring);
-	if (number(o, "seconds_run") > tt->seconds_run)
-		tt->seconds_run = number(o, "seconds_run");
-	tt->execs += number(o, "execs");
-	tt->exec_per_s += number(o, "exec_per_s");
-	if (number(o, "edges") > tt->edges)
-		tt->edges = number(o, "edges");
-	cJSON_Delete(o);
+	if (r.error[0])
+		snprintf(tt->error, sizeof(tt->error), "%s", r.error);
+	if (r.seconds_run > tt->seconds_run)
+		tt->seconds_run = r.seconds_run;
+	tt->execs += r.execs;
+	tt->exec_per_s += r.exec_per_s;
+	if (r.edges > tt->edges)
+		tt->edges = r.edges;
 }
 
 static void test_totals(const struct night *n, const struct suite_test *t, struct test_totals *tt)

@@ -51,22 +51,37 @@ static void keep_last(const struct plot_row *r, void *ctx)
 	*(struct plot_row *)ctx = *r;
 }
 
+void progress_last_row(const char *instance_dir, struct plot_row *row)
+{
+	*row = (struct plot_row){0};
+	progress_plot_rows(instance_dir, keep_last, row);
+}
+
+void progress_read_counts(const char *path, unsigned long long *execs, unsigned long long *failures)
+{
+	uint8_t *data;
+	size_t len;
+
+	*execs = *failures = 0;
+	if (access(path, R_OK) || file_read_max(path, 4096, "progress file", &data, &len))
+		return;
+	data[len ? len - 1 : 0] = 0;
+	if (sscanf((const char *)data, "{\"execs\": %llu, \"failures\": %llu", execs, failures) !=
+	    2)
+		*execs = *failures = 0;
+	free(data);
+}
+
 /* The executions so far of worker k on test t, from rewind-harness --progress. */
 static uint64_t harness_execs(const struct night *n, const struct suite_test *t, unsigned int k)
 {
 	char name[32], path[PATH_MAX];
-	uint8_t *data;
-	size_t len;
-	unsigned long long execs = 0;
+	unsigned long long execs, failures;
 
 	snprintf(name, sizeof(name), WORKER_PROGRESS_FMT, k);
-	if (night_test_path(n, t->name, name, path, sizeof(path)) || access(path, R_OK) ||
-	    file_read_max(path, 4096, "progress file", &data, &len))
+	if (night_test_path(n, t->name, name, path, sizeof(path)))
 		return 0;
-	data[len ? len - 1 : 0] = 0;
-	if (sscanf((const char *)data, "{\"execs\": %llu", &execs) != 1)
-		execs = 0;
-	free(data);
+	progress_read_counts(path, &execs, &failures);
 	return execs;
 }
 
@@ -88,9 +103,9 @@ static void read_numbers(const struct night *n, const struct suite_test *t,
 			continue;
 		pt->execs += harness_execs(n, t, k);
 		snprintf(sub, sizeof(sub), "afl/worker-%u", k);
-		if (night_test_path(n, t->name, sub, dir, sizeof(dir)) ||
-		    progress_plot_rows(dir, keep_last, &last))
+		if (night_test_path(n, t->name, sub, dir, sizeof(dir)))
 			continue;
+		progress_last_row(dir, &last);
 		if ((uint64_t)last.edges > pt->edges)
 			pt->edges = (uint64_t)last.edges;
 	}

@@ -39,4 +39,11 @@ struct plot_row {
 int progress_plot_rows(const char *instance_dir, void (*fn)(const struct plot_row *, void *),
 		       void *ctx);
 
+/* The last row of instance_dir/plot_data (all zero if there is none). */
+void progress_last_row(const char *instance_dir, struct plot_row *row);
+
+/* Executions and failures so far from a rewind-harness --progress file (0, 0 if none). */
+void progress_read_counts(const char *path, unsigned long long *execs,
+			  unsigned long long *failures);
+
 #endif

@@ -28,14 +28,6 @@ struct sampler {
 	double offset; /* seconds this test ran before (a resumed night) */
 };
 
-/* What a worker keeps of one test: TEST/worker-K.json. */
-struct worker_result {
-	char state[16]; /* done, interrupted, failed */
-	double seconds_run;
-	double execs, exec_per_s, edges, crashes;
-	char error[256];
-};
-
 bool worker_has_test(const struct night *n, const struct suite_test *t, unsigned int k)
 {
 	(void)n;
@@ -76,12 +68,19 @@ static void read_afl_stats(const char *instance_dir, struct worker_result *r)
 	free(data);
 }
 
-static int read_result(const char *path, struct worker_result *r)
+static double number_field(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : 0;
+}
+
+int worker_read_result(const char *path, struct worker_result *r)
 {
 	uint8_t *data;
 	size_t len;
 	cJSON *o;
-	const cJSON *state, *sec;
+	const cJSON *state, *error;
 
 	memset(r, 0, sizeof(*r));
 	if (access(path, F_OK) ||
@@ -90,11 +89,16 @@ static int read_result(const char *path, struct worker_result *r)
 	o = cJSON_ParseWithLength((const char *)data, len);
 	free(data);
 	state = cJSON_GetObjectItemCaseSensitive(o, "state");
-	sec = cJSON_GetObjectItemCaseSensitive(o, "seconds_run");
-	if (cJSON_IsString(state) && cJSON_IsNumber(sec)) {
+	error = cJSON_GetObjectItemCaseSensitive(o, "error");
+	if (cJSON_IsString(state))
 		snprintf(r->state, sizeof(r->state), "%s", state->valuestring);
-		r->seconds_run = sec->valuedouble;
-	}
+	if (cJSON_IsString(error))
+		snprintf(r->error, sizeof(r->error), "%s", error->valuestring);
+	r->seconds_run = number_field(o, "seconds_run");
+	r->execs = number_field(o, "execs");
+	r->exec_per_s = number_field(o, "exec_per_s");
+	r->edges = number_field(o, "edges");
+	r->crashes = number_field(o, "afl_saved_crashes");
 	cJSON_Delete(o);
 	return r->state[0] ? 0 : -1;
 }
@@ -268,11 +272,6 @@ static unsigned int queue_entries(const char *instance)
 	return n;
 }
 
-static void keep_last_row(const struct plot_row *r, void *ctx)
-{
-	*(struct plot_row *)ctx = *r;
-}
-
 /*
  * Appends a sample to TEST/samples-K.tsv: seconds, executions and failures
  * (the harness's --progress), corpus entries, edges (afl's, once it reports
@@ -280,21 +279,12 @@ static void keep_last_row(const struct plot_row *r, void *ctx)
  */
 static void take_sample(const struct sampler *sm, double t)
 {
-	struct plot_row last = {0};
-	unsigned long long execs = 0, failures = 0;
-	uint8_t *data;
-	size_t len;
+	struct plot_row last;
+	unsigned long long execs, failures;
 	FILE *f;
 
-	if (!access(sm->progress, R_OK) &&
-	    !file_read_max(sm->progress, 4096, "progress file", &data, &len)) {
-		data[len ? len - 1 : 0] = 0;
-		if (sscanf((const char *)data, "{\"execs\": %llu, \"failures\": %llu", &execs,
-			   &failures) != 2)
-			execs = failures = 0;
-		free(data);
-	}
-	progress_plot_rows(sm->instance, keep_last_row, &last);
+	progress_read_counts(sm->progress, &execs, &failures);
+	progress_last_row(sm->instance, &last);
 	f = fopen(sm->samples, "a");
 	if (!f)
 		return;
@@ -392,7 +382,7 @@ int worker_run(const struct night *n, unsigned int k, volatile const sig_atomic_
 		snprintf(name, sizeof(name), WORKER_RESULT_FMT, k);
 		if (night_test_path(n, t->name, name, path, sizeof(path)))
 			return -1;
-		if (!read_result(path, &r) && strcmp(r.state, "interrupted"))
+		if (!worker_read_result(path, &r) && strcmp(r.state, "interrupted"))
 			continue; /* done (or failed) in an earlier run of this night */
 		if (fuzz_test(n, t, k, stop, &r) || write_result(path, t, k, &r))
 			return -1;

@@ -14,6 +14,17 @@
 #define WORKER_PROGRESS_FMT "progress-%u.json" /* rewind-harness --progress */
 #define WORKER_SAMPLES_FMT  "samples-%u.tsv"   /* t, execs, failures, corpus, edges */
 
+/* What a worker keeps of one test: TEST/worker-K.json. */
+struct worker_result {
+	char state[16]; /* done, interrupted, failed */
+	double seconds_run;
+	double execs, exec_per_s, edges, crashes;
+	char error[256];
+};
+
+/* Reads TEST/worker-K.json; -1 if it is missing or has no state. */
+int worker_read_result(const char *path, struct worker_result *r);
+
 /* Is test t worker k's? */
 bool worker_has_test(const struct night *n, const struct suite_test *t, unsigned int k);
 
