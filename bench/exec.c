@@ -17,9 +17,9 @@
 #include "harness/executor.h"
 #include "harness/input.h"
 #include "harness/job.h"
+#include "rewind/abi.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
-#include "vmm/rewind_abi.h"
 
 #include <fcntl.h>
 #include <inttypes.h>

@@ -9,7 +9,7 @@ GUEST_CC     := musl-gcc
 # -ffile-prefix-map keeps the checkout's path out of the binaries, so the
 # image is the same wherever it is built.
 GUEST_CFLAGS := -std=c11 -O2 -g -pthread -ffile-prefix-map=$(CURDIR)=. $(WARN)
-GUEST_CPPFLAGS := -I. -I$(BUILD)/guest/include -D_GNU_SOURCE -MMD -MP
+GUEST_CPPFLAGS := -I. -Iinclude -I$(BUILD)/guest/include -D_GNU_SOURCE -MMD -MP
 GUEST_LDFLAGS  := -static -pthread
 
 # Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
@@ -42,7 +42,7 @@ GUEST_DIRS  := proc sys dev tmp run rewind tests tests/plain
 
 all: $(GUEST_ALL) $(GUEST_RT) $(GUEST_RT_GLIBC)
 
-# musl ships no kernel UAPI headers; vmm/rewind_abi.h needs <linux/types.h>.
+# musl ships no kernel UAPI headers; include/rewind/abi.h needs <linux/types.h>.
 # Only linux/, asm/ and asm-generic/ of linux-libc-dev are exposed, never glibc's.
 GUEST_INCLUDE := $(BUILD)/guest/include/.stamp
 $(GUEST_INCLUDE):
@@ -68,7 +68,7 @@ $(GUEST_RT): $(GUEST_RT_SRC:%=$(GUEST_OBJ)/runtime/%.o)
 	ld -r -o $@ $^
 $(GUEST_OBJ)/runtime/glibc/%.o: guest/runtime/%.c | $(GUEST_INCLUDE)
 	@mkdir -p $(@D)
-	gcc -I. -D_GNU_SOURCE -MMD -MP $(GUEST_CFLAGS) -c -o $@ $<
+	gcc -I. -Iinclude -D_GNU_SOURCE -MMD -MP $(GUEST_CFLAGS) -c -o $@ $<
 $(GUEST_RT_GLIBC): $(GUEST_RT_SRC:%=$(GUEST_OBJ)/runtime/glibc/%.o)
 	ld -r -o $@ $^
 

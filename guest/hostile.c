@@ -19,7 +19,7 @@
  * poke real I/O ports.
  */
 #include "guest/util.h"
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <errno.h>
 #include <fcntl.h>

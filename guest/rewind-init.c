@@ -13,7 +13,7 @@
  */
 #include "guest/job_file.h"
 #include "guest/util.h"
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 #include "guest/util.h"
 
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <cpuid.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 #include "harness/coverage.h"
 
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <string.h>
 #include <sys/wait.h>

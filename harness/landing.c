@@ -1,6 +1,6 @@
 #include "harness/landing.h"
 
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 #include "vmm/trace.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 #include "harness/reach.h"
 
 #include "harness/job_start.h"
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 # Build the Rewind guest kernel reproducibly: linux/build.sh OUT
 #
 # Debian's linux-source-6.12 + patches/series + the ABI header
-# (vmm/rewind_abi.h, installed as <asm/rewind_abi.h>) + tinyconfig and
+# (include/rewind/abi.h, installed as <asm/rewind_abi.h>) + tinyconfig and
 # config.fragment -> bzImage at OUT.
 #
 # Results are cached in ${REWIND_CACHE:-$HOME/.cache/rewind}/kernel/<key>/
@@ -26,7 +26,7 @@ log() { echo "linux/build.sh: $*" >&2; }
 out=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
-abi=$root/vmm/rewind_abi.h
+abi=$root/include/rewind/abi.h
 tarball=${REWIND_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 cache=${REWIND_CACHE:-$HOME/.cache/rewind}/kernel
 jobs=${REWIND_KERNEL_JOBS:-$(nproc)}

@@ -1,7 +1,7 @@
 #include "vmm/cpuid.h"
 
+#include "rewind/abi.h"
 #include "vmm/log.h"
-#include "vmm/rewind_abi.h"
 
 #include <cpuid.h>
 #include <stdlib.h>

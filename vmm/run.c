@@ -3,9 +3,9 @@
 #include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
 
-#include "guest/initramfs.h"
 #include "vmm/boot.h"
 #include "vmm/file.h"
+#include "vmm/initramfs.h"
 #include "vmm/keyframe_file.h"
 #include "vmm/log.h"
 #include "vmm/manifest.h"

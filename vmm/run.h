@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #define RUN_MAX_ADDS 64
 

@@ -1,10 +1,10 @@
 /* The inputs of a run: loaded, checked, joined and hashed once. */
 #include "vmm/run_inputs.h"
 
-#include "guest/initramfs.h"
 #include "vmm/boot.h"
 #include "vmm/clock.h"
 #include "vmm/file.h"
+#include "vmm/initramfs.h"
 #include "vmm/log.h"
 
 #include <errno.h>

@@ -1,9 +1,9 @@
 /* `rewind trace`: an event trace file, every record decoded (vmm/trace_dump.h). */
 #include "vmm/trace_dump.h"
 
+#include "rewind/abi.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
-#include "vmm/rewind_abi.h"
 #include "vmm/schedule.h"
 #include "vmm/trace.h"
 #include "vmm/vm.h"

@@ -1,8 +1,8 @@
 #include "vmm/version.h"
 
+#include "rewind/abi.h"
 #include "vmm/cpuid.h"
 #include "vmm/file.h"
-#include "vmm/rewind_abi.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
 #ifndef REWIND_VM_H
 #define REWIND_VM_H
 
+#include "rewind/abi.h"
 #include "vmm/clock.h"
 #include "vmm/kvm.h"
-#include "vmm/rewind_abi.h"
 #include "vmm/schedule.h"
 #include "vmm/trace.h"
 
@@ -78,7 +78,7 @@ struct vm_counter {
 struct vm_event {
 	uint64_t index; /* the event's number since the job's runtime started (1, 2, ...) */
 	uint32_t tid;	/* the guest thread that ran it (from the context-switch records) */
-	uint32_t what;	/* kind << 8 | size (vmm/rewind_abi.h), VM_EVENT_LANDED_* */
+	uint32_t what;	/* kind << 8 | size (include/rewind/abi.h), VM_EVENT_LANDED_* */
 	uint64_t pc;	/* the code address of the event */
 	uint64_t addr;	/* the data address (0: none) */
 	uint64_t value; /* the first min(size, 8) bytes at addr before the access; 0 if unmapped */

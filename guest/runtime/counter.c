@@ -13,7 +13,7 @@
  * the same binary runs natively.
  */
 #include "guest/runtime/runtime.h"
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <pthread.h>
 #include <sched.h>

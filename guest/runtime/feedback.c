@@ -13,7 +13,7 @@
  * a collision forgets the older store, which only blurs a feature.
  */
 #include "guest/runtime/runtime.h"
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -16,7 +16,7 @@ extern uint32_t rt_countdown;
 
 /*
  * What an event is, passed to the VMM beside its address (REWIND_PORT_COUNTER,
- * vmm/rewind_abi.h): a kind in bits 8..15, the access size in bytes in bits
+ * include/rewind/abi.h): a kind in bits 8..15, the access size in bytes in bits
  * 0..7 (0 for a synchronisation operation or a basic block). Only the VMM's
  * event log reads it (rewind-harness --event-log).
  */

@@ -13,7 +13,7 @@
  * before it runs.
  */
 #include "guest/runtime/runtime.h"
-#include "vmm/rewind_abi.h"
+#include "rewind/abi.h"
 
 #include <errno.h>
 #include <pthread.h>

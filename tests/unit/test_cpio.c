@@ -1,6 +1,6 @@
-/* Unit tests of the deterministic newc writer (guest/cpio.c). */
-#include "guest/cpio.h"
+/* Unit tests of the deterministic newc writer (vmm/cpio.c). */
 #include "tests/unit/newc_reader.h"
+#include "vmm/cpio.h"
 
 #include <errno.h>
 #include <setjmp.h>

@@ -4,10 +4,10 @@
  * archives (harness/guest_files.c), including hostile archives, and the
  * guest path of an add spec (harness/job.c).
  */
-#include "guest/cpio.h"
 #include "harness/guest_files.h"
 #include "harness/job.h"
 #include "harness/racing_pair.h"
+#include "vmm/cpio.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
-/* Unit tests of the initramfs description and writer (guest/initramfs.c). */
-#include "guest/initramfs.h"
+/* Unit tests of the initramfs description and writer (vmm/initramfs.c). */
 #include "tests/unit/newc_reader.h"
+#include "vmm/initramfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,9 +7,15 @@
  * EBX, ECX, EDX and the highest Rewind leaf in EAX; leaf 0x40000001 returns
  * REWIND_ABI_VERSION in EAX.
  *
- * Calls: the guest writes a 32-bit value with OUTL to one of the ports below
- * (the VMM refuses other sizes, and reads except from REWIND_PORT_SEED).
- * Every such access is one "step".
+ * Calls: 32-bit port I/O on the ports below. Most are writes (OUTL of a
+ * value); three are reads (INL): REWIND_PORT_SEED, REWIND_PORT_COUNTER and
+ * REWIND_PORT_RUNTIME. REWIND_PORT_COUNTER takes both (the runtime's
+ * preemption request is an OUTL). The VMM refuses other sizes and any other
+ * direction as a guest fault. Every such access is one "step".
+ * Who uses them: the guest kernel, rewind-init (user space, which drops its
+ * ioperm in the job's process) and a job's instrumented runtime (ioperm on
+ * REWIND_PORT_COUNTER and REWIND_PORT_RUNTIME only). REWIND_PORT_SHARED and
+ * REWIND_PORT_POWER written from user mode are a guest fault.
  * Guest-physical addresses handed over are checked by the VMM against guest
  * RAM; a bad one ends the run as a guest fault, never harms the VMM.
  */
@@ -26,8 +32,8 @@
 #define REWIND_ABI_VERSION     4u
 
 /*
- * Ports (OUTL, 32-bit value), 4 apart: an OUTL touches 4 byte ports, so a
- * user task given ioperm(REWIND_PORT_BASE, REWIND_PORT_SPAN, 1) can use all.
+ * Ports, 4 apart: a 32-bit access touches 4 byte ports, so ioperm(port, 4, 1)
+ * grants one port and ioperm(REWIND_PORT_BASE, REWIND_PORT_SPAN, 1) all.
  */
 #define REWIND_PORT_BASE 0x5200u
 #define REWIND_PORT(n)	 (REWIND_PORT_BASE + 4u * (n))

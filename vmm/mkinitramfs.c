@@ -2,8 +2,8 @@
  * rewind-mkinitramfs: writes a deterministic initramfs (newc cpio) from
  * host files, so no host time, owner or directory order leaks into a guest.
  */
-#include "guest/initramfs.h"
 #include "vmm/file.h"
+#include "vmm/initramfs.h"
 #include "vmm/log.h"
 
 #include <getopt.h>

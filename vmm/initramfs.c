@@ -1,6 +1,6 @@
-#include "guest/initramfs.h"
+#include "vmm/initramfs.h"
 
-#include "guest/cpio.h"
+#include "vmm/cpio.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
 

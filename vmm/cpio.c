@@ -1,4 +1,4 @@
-#include "guest/cpio.h"
+#include "vmm/cpio.h"
 
 #include <errno.h>
 #include <string.h>
