@@ -84,6 +84,7 @@ int vm_create(struct vm *vm, const struct vm_config *cfg)
 
 void vm_destroy(struct vm *vm)
 {
+	watchdog_close(&vm->watchdog);
 	kvm_machine_close(&vm->km);
 	trace_free(&vm->trace);
 }
@@ -224,10 +225,9 @@ static uint64_t monotonic_ms(void)
 enum vm_outcome vm_run(struct vm *vm)
 {
 	uint64_t deadline_ms = vm->cfg.wall_ms ? monotonic_ms() + vm->cfg.wall_ms : 0;
-	struct watchdog dog;
 	uint64_t clock = vm_stats_clock(&vm->km.stats);
 
-	if (watchdog_start(&dog, &vm->progress, vm->cfg.stuck_ms) < 0)
+	if (watchdog_arm(&vm->watchdog, &vm->progress, vm->cfg.stuck_ms) < 0)
 		return VM_HOST_ERROR;
 	vm_stats_add_since(&vm->km.stats, clock, &vm->km.stats.watchdog_ns);
 
@@ -239,7 +239,7 @@ enum vm_outcome vm_run(struct vm *vm)
 		reason = kvm_machine_run(&vm->km);
 
 		if (reason == -EINTR) {
-			if (watchdog_fired(&dog))
+			if (watchdog_fired(&vm->watchdog))
 				report_stuck(vm);
 			continue;
 		}
@@ -263,7 +263,7 @@ enum vm_outcome vm_run(struct vm *vm)
 				  (unsigned long long)vm->cfg.wall_ms);
 	}
 	clock = vm_stats_clock(&vm->km.stats);
-	watchdog_stop(&dog);
+	watchdog_disarm(&vm->watchdog);
 	vm_stats_add_since(&vm->km.stats, clock, &vm->km.stats.watchdog_ns);
 	if (vm->outcome != VM_RUNNING)
 		feedback_read(vm); /* the job's process may still be there */

@@ -12,6 +12,7 @@
 #include "vmm/kvm.h"
 #include "vmm/schedule.h"
 #include "vmm/trace.h"
+#include "vmm/watchdog.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -152,6 +153,7 @@ struct vm {
 	uint64_t stepped;	    /* instructions single-stepped so far */
 	uint64_t stray_debug_exits; /* debug exits after stepping ended (ignored) */
 	uint64_t progress;	    /* exits of any kind: what the watchdog watches */
+	struct watchdog watchdog;   /* one thread for every vm_run, ended by vm_destroy */
 	char detail[256];	    /* human-readable outcome detail */
 
 	/* the event log (vmm/counter.c): NULL, or every schedule event goes there */

@@ -2,6 +2,7 @@
 
 #include "vmm/log.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <time.h>
 
@@ -53,19 +54,51 @@ static bool quiet_too_long(const struct watchdog *w, struct quiet *q)
 	return q->cpu_ms >= w->budget_ms || q->wall_ms >= w->budget_ms * WATCHDOG_WALL_FACTOR;
 }
 
+/*
+ * Waits one tick, or while disarmed for a whole tick already, until armed
+ * (an arming wakes only a sleeping watchdog: waking it costs more than a
+ * tick here and there). True when the tick passed armed; a new arming starts
+ * the run's quiet count afresh (*q) at its first tick.
+ */
+static bool wait_for_tick(struct watchdog *w, struct quiet *q, uint64_t *counted_arms)
+{
+	struct timespec until;
+	bool new_arming;
+
+	if (!w->armed && *counted_arms == w->arms) {
+		w->sleeping = true;
+		while (!w->stop && !w->armed)
+			pthread_cond_wait(&w->wake, &w->lock);
+		w->sleeping = false;
+	}
+	deadline_after_tick(&until);
+	while (!w->stop && pthread_cond_timedwait(&w->wake, &w->lock, &until) != ETIMEDOUT)
+		;
+	if (w->stop)
+		return false;
+	new_arming = *counted_arms != w->arms;
+	*counted_arms = w->arms;
+	if (!w->armed)
+		return false;
+	if (new_arming) {
+		*q = (struct quiet){.last_progress = __atomic_load_n(w->progress, __ATOMIC_RELAXED),
+				    .last_cpu_ms = cpu_ms(w->target_cpu)};
+		return false;
+	}
+	return true;
+}
+
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *w = arg;
-	struct quiet q = {.last_progress = __atomic_load_n(w->progress, __ATOMIC_RELAXED),
-			  .last_cpu_ms = cpu_ms(w->target_cpu)};
-	struct timespec until;
+	struct quiet q = {0};
+	uint64_t counted_arms = 0;
 
 	pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
-		deadline_after_tick(&until);
-		if (pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0)
-			continue; /* woken: stop was set */
-		if (quiet_too_long(w, &q)) {
+		/* still quiet at the next tick: kick again (the last kick may have come
+		 * between two KVM_RUNs, where it interrupts nothing) */
+		if (wait_for_tick(w, &q, &counted_arms) && quiet_too_long(w, &q)) {
 			__atomic_store_n(&w->fired, true, __ATOMIC_RELEASE);
 			pthread_kill(w->target, WATCHDOG_SIGNAL);
 		}
@@ -74,20 +107,13 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
-int watchdog_start(struct watchdog *w, const uint64_t *progress, uint64_t budget_ms)
+/* The thread, its lock and the kick's handler, once per watchdog. */
+static int watchdog_start(struct watchdog *w)
 {
 	struct sigaction sa = {.sa_handler = watchdog_kick, .sa_flags = SA_RESTART};
 	pthread_condattr_t attr;
 	int rc;
 
-	*w = (struct watchdog){.target = pthread_self(),
-			       .progress = progress,
-			       .budget_ms = budget_ms ? budget_ms : WATCHDOG_TICK_MS};
-	rc = pthread_getcpuclockid(w->target, &w->target_cpu);
-	if (rc) {
-		rw_err_errno(rc, "cannot read this thread's CPU time for the watchdog");
-		return -rc;
-	}
 	if (sigaction(WATCHDOG_SIGNAL, &sa, NULL) < 0) {
 		rw_err_errno(errno, "sigaction for the watchdog");
 		return -EIO;
@@ -99,9 +125,37 @@ int watchdog_start(struct watchdog *w, const uint64_t *progress, uint64_t budget
 	pthread_condattr_destroy(&attr);
 	rc = pthread_create(&w->thread, NULL, watchdog_main, w);
 	if (rc) {
+		pthread_cond_destroy(&w->wake);
+		pthread_mutex_destroy(&w->lock);
 		rw_err_errno(rc, "cannot start the watchdog thread");
 		return -rc;
 	}
+	w->running = true;
+	return 0;
+}
+
+int watchdog_arm(struct watchdog *w, const uint64_t *progress, uint64_t budget_ms)
+{
+	clockid_t cpu;
+	int rc = pthread_getcpuclockid(pthread_self(), &cpu);
+
+	if (rc) {
+		rw_err_errno(rc, "cannot read this thread's CPU time for the watchdog");
+		return -rc;
+	}
+	if (!w->running && (rc = watchdog_start(w)) < 0)
+		return rc;
+	pthread_mutex_lock(&w->lock);
+	w->target = pthread_self();
+	w->target_cpu = cpu;
+	w->progress = progress;
+	w->budget_ms = budget_ms ? budget_ms : WATCHDOG_TICK_MS;
+	w->fired = false;
+	w->armed = true;
+	w->arms++;
+	if (w->sleeping)
+		pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
 
@@ -110,8 +164,19 @@ bool watchdog_fired(struct watchdog *w)
 	return __atomic_load_n(&w->fired, __ATOMIC_ACQUIRE);
 }
 
-void watchdog_stop(struct watchdog *w)
+void watchdog_disarm(struct watchdog *w)
 {
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->armed = false;
+	pthread_mutex_unlock(&w->lock); /* it notices at its next tick */
+}
+
+void watchdog_close(struct watchdog *w)
+{
+	if (!w->running)
+		return;
 	pthread_mutex_lock(&w->lock);
 	w->stop = true;
 	pthread_cond_signal(&w->wake);
@@ -119,4 +184,5 @@ void watchdog_stop(struct watchdog *w)
 	pthread_join(w->thread, NULL);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);
+	w->running = false;
 }
