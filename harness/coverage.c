@@ -118,11 +118,16 @@ static void add_events(uint8_t *map, size_t size, const struct trace *t, size_t 
 	}
 }
 
+void coverage_add_class(uint8_t *map, size_t size, enum exec_class cls)
+{
+	map[size - COVERAGE_CLASS_BYTES + (cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR)] = 1;
+}
+
 static void add_outcome(uint8_t *map, size_t size, enum exec_class cls, int job_status)
 {
 	uint8_t *tail = map + size - COVERAGE_CLASS_BYTES;
 
-	tail[cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR] = 1;
+	coverage_add_class(map, size, cls);
 	if (cls == CLASS_SIGNAL)
 		tail[32 + (WTERMSIG(job_status) & 31)] = 1;
 	else if (cls == CLASS_EXIT)

@@ -38,6 +38,12 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 			const struct vm_feedback *feedback, enum exec_class cls, int job_status);
 
 /*
+ * Marks only the class byte of cls in the map's tail: an execution whose
+ * job never ran as asked (a rejected input).
+ */
+void coverage_add_class(uint8_t *map, size_t size, enum exec_class cls);
+
+/*
  * The coverage of a pct-mode execution: the interleaving as the runtime saw
  * it (reads-from pairs, lock order), each event once without the order of
  * events and context switches, and the outcome. PCT samples change points

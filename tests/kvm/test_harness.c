@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "harness/afl_protocol.h"
 #include "vmm/trace.h"
 
 #define HARNESS	    "build/tests/rewind-harness-asan"
@@ -684,12 +685,6 @@ static void test_unreachable_threads_are_warned_about(void **state)
 
 /* --- the forkserver, played as afl-fuzz 4.04c plays it -------------------- */
 
-#define FS_OPT_ENABLED	      0x80000001u
-#define FS_OPT_MAPSIZE	      0x40000000u
-#define FS_OPT_SHDMEM_FUZZ    0x01000000u
-#define FS_OPT_GET_MAPSIZE(x) ((((x)&0x00fffffeu) >> 1) + 1)
-#define PID_MAX_LIMIT	      4194304u
-
 struct afl_side {
 	pid_t pid;
 	int ctl, st; /* our ends: control (we write), status (we read) */
@@ -699,8 +694,6 @@ struct afl_side {
 	int fuzz_id;	   /* testcases in shared memory, or -1 */
 	uint8_t *testcase; /* u32 length, then the bytes */
 };
-
-#define SHM_FUZZ_SIZE (1u << 20)
 
 static uint32_t get_word(struct afl_side *a)
 {
@@ -735,18 +728,18 @@ static void start_forkserver(struct afl_side *a, size_t shm_size, const char *ar
 	a->pid = fork();
 	assert_true(a->pid >= 0);
 	if (a->pid == 0) {
-		dup2(ctl[0], 198);
-		dup2(st[1], 199);
-		/* only 198 and 199: afl's ends stay with afl, or EOF never comes */
+		dup2(ctl[0], FORKSRV_FD);
+		dup2(st[1], FORKSRV_STATUS_FD);
+		/* only these two: afl's ends stay with afl, or EOF never comes */
 		close(ctl[0]);
 		close(ctl[1]);
 		close(st[0]);
 		close(st[1]);
-		setenv("__AFL_SHM_ID", id, 1);
+		setenv(SHM_ENV, id, 1);
 		if (a->fuzz_id >= 0)
-			setenv("__AFL_SHM_FUZZ_ID", fuzz_id, 1);
+			setenv(SHM_FUZZ_ENV, fuzz_id, 1);
 		else
-			unsetenv("__AFL_SHM_FUZZ_ID");
+			unsetenv(SHM_FUZZ_ENV);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
@@ -814,7 +807,7 @@ static void put_testcase(struct afl_side *a, const char *path)
 	uint32_t len;
 
 	assert_non_null(f);
-	len = (uint32_t)fread(a->testcase + 4, 1, SHM_FUZZ_SIZE - 4, f);
+	len = (uint32_t)fread(a->testcase + 4, 1, SHM_FUZZ_MAX - 4, f);
 	fclose(f);
 	memcpy(a->testcase, &len, 4);
 }
@@ -826,7 +819,7 @@ static void test_forkserver_shared_memory_testcases(void **state)
 
 	(void)state;
 	lost_update_input(input, sizeof(input));
-	a.fuzz_id = shmget(IPC_PRIVATE, SHM_FUZZ_SIZE, IPC_CREAT | 0600);
+	a.fuzz_id = shmget(IPC_PRIVATE, SHM_FUZZ_MAX, IPC_CREAT | 0600);
 	assert_true(a.fuzz_id >= 0);
 	a.testcase = shmat(a.fuzz_id, NULL, 0);
 	assert_true(a.testcase != (void *)-1);
