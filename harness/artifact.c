@@ -46,10 +46,12 @@ static cJSON *identity_json(const struct run_identity *id)
 static size_t collect_output(const struct trace *t, size_t from, char *out)
 {
 	size_t total = 0;
+	struct trace_iter it;
 	struct trace_record r;
 	const uint8_t *payload;
 
-	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
+	trace_iter_init(&it, t->buf, t->len, from);
+	while (trace_iter_next(&it, &r, &payload)) {
 		if (r.type == REWIND_EV_OUTPUT || r.type == REWIND_EV_PANIC) {
 			if (out)
 				memcpy(out + total, payload, r.len);

@@ -105,10 +105,12 @@ static void add_feedback(uint8_t *map, size_t size, const struct vm_feedback *f)
 static void add_events(uint8_t *map, size_t size, const struct trace *t, size_t from)
 {
 	struct thread_numbers threads = {.count = 0};
+	struct trace_iter it;
 	struct trace_record r;
 	const uint8_t *payload;
 
-	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
+	trace_iter_init(&it, t->buf, t->len, from);
+	while (trace_iter_next(&it, &r, &payload)) {
 		if (r.type == REWIND_EV_SWITCH || r.type == REWIND_EV_CONSOLE ||
 		    r.type == TRACE_OUTCOME || r.type == TRACE_PREEMPT)
 			continue;
@@ -149,10 +151,12 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 	struct thread_numbers threads = {.count = 0};
 	unsigned int preemptions = 0, running = 0; /* the thread switched to last */
 	uint64_t prev = 0x5eed;
+	struct trace_iter it;
 	struct trace_record r;
 	const uint8_t *payload;
 
-	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
+	trace_iter_init(&it, t->buf, t->len, from);
+	while (trace_iter_next(&it, &r, &payload)) {
 		uint64_t key;
 
 		if (r.type == REWIND_EV_SWITCH) {
