@@ -17,7 +17,7 @@
 #ifndef REWIND_COVERAGE_H
 #define REWIND_COVERAGE_H
 
-#include "harness/outcome.h"
+#include "harness/exec_class.h"
 #include "vmm/trace.h"
 #include "vmm/vm.h"
 
