@@ -171,23 +171,13 @@ static void usage(FILE *to)
 }
 
 enum {
-	OPT_JOB = 256,
-	OPT_KERNEL,
-	OPT_INITRAMFS,
-	OPT_ADD,
-	OPT_MEM,
-	OPT_STEP_BUDGET,
-	OPT_STUCK_MS,
-	OPT_WALL_MS,
-	OPT_ARTIFACTS,
+	OPT_ARTIFACTS = 256,
 	OPT_PROGRESS,
 	OPT_MAP_SIZE,
 	OPT_REPLAY,
 	OPT_TO_JSON,
 	OPT_FROM_JSON,
 	OPT_TRACE,
-	OPT_SLICE_BLOCKS,
-	OPT_BLOCK_NS,
 	OPT_RANDOM,
 	OPT_RANDOM_SEED,
 	OPT_COUNTER,
@@ -201,18 +191,11 @@ enum {
 	OPT_EVENT_LOG,
 	OPT_JSON,
 	OPT_VERSION,
+	OPT_JOB_FIELD = 0x1000, /* + the index of a field in job_fields */
 };
 
-static const struct option long_options[] = {
-	{"job", required_argument, NULL, OPT_JOB},
-	{"kernel", required_argument, NULL, OPT_KERNEL},
-	{"initramfs", required_argument, NULL, OPT_INITRAMFS},
-	{"initrd", required_argument, NULL, OPT_INITRAMFS}, /* rewind run's older name */
-	{"add", required_argument, NULL, OPT_ADD},
-	{"mem", required_argument, NULL, OPT_MEM},
-	{"step-budget", required_argument, NULL, OPT_STEP_BUDGET},
-	{"stuck-ms", required_argument, NULL, OPT_STUCK_MS},
-	{"wall-ms", required_argument, NULL, OPT_WALL_MS},
+/* The options that are not job fields (those come from job_fields). */
+static const struct option other_options[] = {
 	{"artifacts", required_argument, NULL, OPT_ARTIFACTS},
 	{"progress", required_argument, NULL, OPT_PROGRESS},
 	{"map-size", required_argument, NULL, OPT_MAP_SIZE},
@@ -221,8 +204,6 @@ static const struct option long_options[] = {
 	{"from-json", required_argument, NULL, OPT_FROM_JSON},
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"event-log", required_argument, NULL, OPT_EVENT_LOG},
-	{"slice-blocks", required_argument, NULL, OPT_SLICE_BLOCKS},
-	{"block-ns", required_argument, NULL, OPT_BLOCK_NS},
 	{"random", required_argument, NULL, OPT_RANDOM},
 	{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
 	{"counter", no_argument, NULL, OPT_COUNTER},
@@ -241,6 +222,27 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+#define MAX_OPTIONS 64
+
+/* getopt's table: an option (and its alias) per job field with a flag, then the others. */
+static void build_options(struct option *out)
+{
+	size_t n = 0;
+
+	for (int i = 0; job_fields[i].key || job_fields[i].flag; i++) {
+		const struct job_field *f = &job_fields[i];
+
+		if (!f->flag)
+			continue;
+		out[n++] = (struct option){f->flag, required_argument, NULL, OPT_JOB_FIELD + i};
+		if (f->alias)
+			out[n++] = (struct option){f->alias, required_argument, NULL,
+						   OPT_JOB_FIELD + i};
+	}
+	for (size_t i = 0; i < sizeof(other_options) / sizeof(other_options[0]); i++)
+		out[n++] = other_options[i];
+}
+
 static int set_mode(struct cli *c, enum mode mode, const char *file)
 {
 	if (c->mode != MODE_RUN) {
@@ -253,25 +255,10 @@ static int set_mode(struct cli *c, enum mode mode, const char *file)
 	return 0;
 }
 
-/* The long name of an option code. */
-static const char *option_name(int opt)
-{
-	for (const struct option *o = long_options; o->name; o++)
-		if (o->val == opt)
-			return o->name;
-	return "?";
-}
-
-static bool is_job_option(int opt)
-{
-	return (opt >= OPT_JOB && opt <= OPT_WALL_MS) || opt == OPT_SLICE_BLOCKS ||
-	       opt == OPT_BLOCK_NS;
-}
-
 /* A job option: applied to the command line's job, and kept for a replay's. */
 static int apply_job_option(struct cli *c, int opt, const char *arg)
 {
-	const char *name = option_name(opt);
+	const char *name = job_fields[opt - OPT_JOB_FIELD].flag; /* --initrd: "initramfs" */
 
 	if (c->change_count == CLI_MAX_CHANGES) {
 		rw_err("more than %d job options", CLI_MAX_CHANGES);
@@ -285,7 +272,7 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 {
 	uint64_t v;
 
-	if (is_job_option(opt))
+	if (opt >= OPT_JOB_FIELD)
 		return apply_job_option(c, opt, arg);
 	switch (opt) {
 	case OPT_ARTIFACTS:
@@ -403,6 +390,9 @@ static void say_extra_file(enum mode mode, const char *file)
 /* Returns 0, 1 after --help, or -EINVAL. */
 static int parse_cli(struct cli *c, int argc, char **argv)
 {
+	struct option long_options[MAX_OPTIONS];
+
+	build_options(long_options);
 	/* options in any order: around an INPUT (more --replay files), up to "--",
 	 * after which everything is the command */
 	for (;;) {
