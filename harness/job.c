@@ -220,8 +220,8 @@ static int json_strings(const cJSON *obj, const char *key, const char *what, cha
 /* An integer field: its key, its option, its range, where it is in struct harness_job. */
 #define U64_FIELD(key_, flag_, min_, max_, member)                                                 \
 	{                                                                                          \
-		.key = key_, .flag = flag_, .kind = JOB_FIELD_U64, .min = min_, .max = max_,       \
-		.offset = offsetof(struct harness_job, member)                                     \
+		.key = (key_), .flag = (flag_), .kind = JOB_FIELD_U64, .min = (min_),              \
+		.max = (max_), .offset = offsetof(struct harness_job, member)                      \
 	}
 
 /*
@@ -287,6 +287,7 @@ static int check_keys(const cJSON *obj, const char *what)
 
 static int apply_lists(struct harness_job *job, const cJSON *obj, const char *what)
 {
+	/* NOLINTNEXTLINE(bugprone-branch-clone): the two limits are equal today, not by design */
 	char *words[JOB_MAX_ARGS > RUN_MAX_ADDS ? JOB_MAX_ARGS : RUN_MAX_ADDS];
 	size_t n;
 	int rc = json_strings(obj, "command", what, words, JOB_MAX_ARGS, &n);

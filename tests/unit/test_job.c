@@ -33,8 +33,8 @@
 		dup2(saved_, STDERR_FILENO);                                                       \
 		close(saved_);                                                                     \
 		rewind(capture_);                                                                  \
-		got_ = fread(msg, 1, sizeof(msg) - 1, capture_);                                   \
-		msg[got_] = '\0';                                                                  \
+		got_ = fread((msg), 1, sizeof(msg) - 1, capture_);                                 \
+		(msg)[got_] = '\0';                                                                \
 		fclose(capture_);                                                                  \
 		rc_;                                                                               \
 	})
