@@ -19,37 +19,16 @@ static void add_hex(cJSON *o, const char *key, uint64_t v)
 	cJSON_AddStringToObject(o, key, hex);
 }
 
-void run_identity_of(const struct executor *ex, struct run_identity *id)
-{
-	*id = (struct run_identity){.kernel_xxh3 = ex->in.kernel_hash,
-				    .initramfs_xxh3 = ex->base_initrd_hash,
-				    .job_xxh3 = ex->job_hash,
-				    .abi_version = REWIND_ABI_VERSION,
-				    .quantum_ns = ex->vm.clock.quantum_ns};
-	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", ex->vm.cpu_model);
-}
-
-static cJSON *identity_json(const struct run_identity *id)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	add_hex(o, "kernel_xxh3", id->kernel_xxh3);
-	add_hex(o, "initramfs_xxh3", id->initramfs_xxh3);
-	add_hex(o, "job_xxh3", id->job_xxh3);
-	cJSON_AddStringToObject(o, "cpu_model", id->cpu_model);
-	cJSON_AddNumberToObject(o, "abi_version", (double)id->abi_version);
-	cJSON_AddNumberToObject(o, "quantum_ns", (double)id->quantum_ns);
-	return o;
-}
-
 /* Appends the payload of every output record after from to out (or counts it). */
 static size_t collect_output(const struct trace *t, size_t from, char *out)
 {
 	size_t total = 0;
+	struct trace_iter it;
 	struct trace_record r;
 	const uint8_t *payload;
 
-	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
+	trace_iter_init(&it, t->buf, t->len, from);
+	while (trace_iter_next(&it, &r, &payload)) {
 		if (r.type == REWIND_EV_OUTPUT || r.type == REWIND_EV_PANIC) {
 			if (out)
 				memcpy(out + total, payload, r.len);
@@ -154,7 +133,7 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	cJSON_AddStringToObject(o, "input_hex", hex ? hex : "");
 	cJSON_AddItemToObject(o, "job", job_to_json(job));
 	cJSON_AddItemToObject(o, "added_files", files_json(ex));
-	cJSON_AddItemToObject(o, "identity", identity_json(&id));
+	cJSON_AddItemToObject(o, "identity", run_identity_to_json(&id));
 	cJSON_AddItemToObject(o, "outcome", outcome_json(res));
 	add_hex(o, "trace_xxh3", res->trace_hash);
 	cJSON_AddStringToObject(o, "output_tail", tail ? tail : "");

@@ -11,19 +11,13 @@
 
 #include "harness/executor.h"
 #include "harness/job.h"
+#include "harness/run_identity.h"
 #include "vmm/json_file.h"
 
 #define ARTIFACT_FORMAT		   "rewind-crash"
 #define ARTIFACT_VERSION	   2 /* 2: "added_files"; version 1 is read too */
 #define ARTIFACT_OUTPUT_TAIL_LINES 20
 #define ARTIFACT_OUTPUT_TAIL_BYTES (16u << 10) /* at most this much of them */
-
-/* What a run is a function of, besides the input. */
-struct run_identity {
-	uint64_t kernel_xxh3, initramfs_xxh3, job_xxh3;
-	char cpu_model[128];
-	uint64_t abi_version, quantum_ns;
-};
 
 /* A file the job added to the guest, by content. */
 struct artifact_file {
@@ -42,8 +36,6 @@ struct artifact_expect {
 	struct artifact_file files[RUN_MAX_ADDS]; /* the job's added files (version 2 on) */
 	size_t file_count;
 };
-
-void run_identity_of(const struct executor *ex, struct run_identity *id);
 
 /*
  * Writes DIR/CLASS-TRACEHASH.json unless it exists (same failure, same

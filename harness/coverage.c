@@ -105,10 +105,12 @@ static void add_feedback(uint8_t *map, size_t size, const struct vm_feedback *f)
 static void add_events(uint8_t *map, size_t size, const struct trace *t, size_t from)
 {
 	struct thread_numbers threads = {.count = 0};
+	struct trace_iter it;
 	struct trace_record r;
 	const uint8_t *payload;
 
-	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
+	trace_iter_init(&it, t->buf, t->len, from);
+	while (trace_iter_next(&it, &r, &payload)) {
 		if (r.type == REWIND_EV_SWITCH || r.type == REWIND_EV_CONSOLE ||
 		    r.type == TRACE_OUTCOME || r.type == TRACE_PREEMPT)
 			continue;
@@ -118,11 +120,16 @@ static void add_events(uint8_t *map, size_t size, const struct trace *t, size_t 
 	}
 }
 
+void coverage_add_class(uint8_t *map, size_t size, enum exec_class cls)
+{
+	map[size - COVERAGE_CLASS_BYTES + (cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR)] = 1;
+}
+
 static void add_outcome(uint8_t *map, size_t size, enum exec_class cls, int job_status)
 {
 	uint8_t *tail = map + size - COVERAGE_CLASS_BYTES;
 
-	tail[cls < CLASS_COUNT ? cls : CLASS_HOST_ERROR] = 1;
+	coverage_add_class(map, size, cls);
 	if (cls == CLASS_SIGNAL)
 		tail[32 + (WTERMSIG(job_status) & 31)] = 1;
 	else if (cls == CLASS_EXIT)
@@ -144,10 +151,12 @@ void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t
 	struct thread_numbers threads = {.count = 0};
 	unsigned int preemptions = 0, running = 0; /* the thread switched to last */
 	uint64_t prev = 0x5eed;
+	struct trace_iter it;
 	struct trace_record r;
 	const uint8_t *payload;
 
-	for (size_t at = from; trace_next(t, &at, &r, &payload);) {
+	trace_iter_init(&it, t->buf, t->len, from);
+	while (trace_iter_next(&it, &r, &payload)) {
 		uint64_t key;
 
 		if (r.type == REWIND_EV_SWITCH) {

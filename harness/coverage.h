@@ -17,7 +17,7 @@
 #ifndef REWIND_COVERAGE_H
 #define REWIND_COVERAGE_H
 
-#include "harness/outcome.h"
+#include "harness/exec_class.h"
 #include "vmm/trace.h"
 #include "vmm/vm.h"
 
@@ -36,6 +36,12 @@
  */
 void coverage_add_trace(uint8_t *map, size_t size, const struct trace *t, size_t from,
 			const struct vm_feedback *feedback, enum exec_class cls, int job_status);
+
+/*
+ * Marks only the class byte of cls in the map's tail: an execution whose
+ * job never ran as asked (a rejected input).
+ */
+void coverage_add_class(uint8_t *map, size_t size, enum exec_class cls);
 
 /*
  * The coverage of a pct-mode execution: the interleaving as the runtime saw

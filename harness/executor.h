@@ -7,8 +7,8 @@
 #ifndef REWIND_EXECUTOR_H
 #define REWIND_EXECUTOR_H
 
+#include "harness/exec_class.h"
 #include "harness/input.h"
-#include "harness/outcome.h"
 #include "vmm/keyframe.h"
 #include "vmm/run_inputs.h"
 #include "vmm/vm.h"

@@ -1,5 +1,6 @@
 #include "harness/forkserver.h"
 
+#include "harness/afl_protocol.h"
 #include "harness/coverage.h"
 #include "vmm/log.h"
 
@@ -11,28 +12,16 @@
 #include <sys/shm.h>
 #include <unistd.h>
 
-/* AFL++ 4.04c's include/types.h and config.h (Debian ships no headers). */
-#define FORKSRV_FD	      198 /* control, afl -> target; status is FORKSRV_FD + 1 */
-#define FS_OPT_ENABLED	      0x80000001u
-#define FS_OPT_MAPSIZE	      0x40000000u
-#define FS_OPT_SHDMEM_FUZZ    0x01000000u
-#define FS_OPT_SET_MAPSIZE(x) (((uint32_t)(x)-1) << 1)
-#define FS_OPT_ERROR	      0xf800008fu
-#define FS_ERROR_MAP_SIZE     1
-#define FS_ERROR_SHMAT	      8
-#define SHM_ENV		      "__AFL_SHM_ID"
-#define SHM_FUZZ_ENV	      "__AFL_SHM_FUZZ_ID"
-#define SHM_FUZZ_MAX	      (1u << 20)  /* afl's testcase shared memory: u32 length, data */
-#define FAKE_PID	      0x7fff0000u /* > PID_MAX_LIMIT (4194304): no such process */
+#define FAKE_PID 0x7fff0000u /* > PID_MAX_LIMIT: no such process */
 
 bool forkserver_wanted(void)
 {
-	return getenv(SHM_ENV) && fcntl(FORKSRV_FD + 1, F_GETFD) >= 0;
+	return getenv(SHM_ENV) && fcntl(FORKSRV_STATUS_FD, F_GETFD) >= 0;
 }
 
 static int put_u32(uint32_t v)
 {
-	if (write(FORKSRV_FD + 1, &v, 4) != 4) {
+	if (write(FORKSRV_STATUS_FD, &v, 4) != 4) {
 		rw_err_errno(errno, "writing to afl-fuzz's status pipe");
 		return -EPIPE;
 	}

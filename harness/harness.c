@@ -80,7 +80,7 @@ int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harn
 		h->rejected++;
 		out->cls = CLASS_REJECTED;
 		snprintf(out->why, sizeof(out->why), "%s", COUNTER_MISSING);
-		h->map[h->map_size - COVERAGE_CLASS_BYTES + CLASS_REJECTED] = 1;
+		coverage_add_class(h->map, h->map_size, CLASS_REJECTED);
 		return 0;
 	}
 	if (input.mode == INPUT_MODE_PCT)

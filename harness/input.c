@@ -183,12 +183,12 @@ static unsigned int kinds_of_mode(uint8_t mode, uint8_t kinds[INJECT_KIND_END])
 {
 	unsigned int n = 0;
 
-	for (uint8_t k = 1; k < INJECT_KIND_END; k++) {
+	for (unsigned int k = 1; k < INJECT_KIND_END; k++) {
 		if (k == INJECT_PREEMPT && mode != INPUT_MODE_COUNTER)
 			continue;
 		if ((k == INJECT_PRIORITY || k == INJECT_DEMOTE) && mode != INPUT_MODE_PCT)
 			continue;
-		kinds[n++] = k;
+		kinds[n++] = (uint8_t)k;
 	}
 	return n;
 }

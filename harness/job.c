@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,10 +217,55 @@ static int json_strings(const cJSON *obj, const char *key, const char *what, cha
 	return 0;
 }
 
-static const char *const job_keys[] = {
-	"kernel",      "initramfs", "command", "add",	       "mem_mib",  "epoch_s",
-	"step_budget", "stuck_ms",  "wall_ms", "slice_blocks", "block_ns",
+/* An integer field: its key, its option, its range, where it is in struct harness_job. */
+#define U64_FIELD(key_, flag_, min_, max_, member)                                                 \
+	{                                                                                          \
+		.key = (key_), .flag = (flag_), .kind = JOB_FIELD_U64, .min = (min_),              \
+		.max = (max_), .offset = offsetof(struct harness_job, member)                      \
+	}
+
+/*
+ * Every field of a job, declared once: its key in a job file (and an
+ * artifact's "job"), its option on rewind-harness's command line, and its
+ * range. A job object is applied in this order (the first error wins).
+ */
+const struct job_field job_fields[] = {
+	{.key = "kernel", .flag = "kernel", .kind = JOB_FIELD_PATH, .set = job_set_kernel},
+	{.key = "initramfs",
+	 .flag = "initramfs",
+	 .alias = "initrd", /* rewind run's older name */
+	 .kind = JOB_FIELD_PATH,
+	 .set = job_set_initramfs},
+	{.key = "command", .kind = JOB_FIELD_COMMAND}, /* after -- on the command line */
+	{.key = "add", .flag = "add", .kind = JOB_FIELD_ADD},
+	{.key = "mem_mib",
+	 .flag = "mem",
+	 .kind = JOB_FIELD_MEM,
+	 .min = 64ull << 20,
+	 .max = 3072ull << 20},
+	U64_FIELD("epoch_s", NULL, 0, 1ull << 40, run.epoch_s),
+	U64_FIELD("step_budget", "step-budget", 1, 1ull << 40, run.step_budget),
+	U64_FIELD("stuck_ms", "stuck-ms", 10, 3600000, run.stuck_ms),
+	U64_FIELD("wall_ms", "wall-ms", 10, 86400000, wall_ms),
+	U64_FIELD("slice_blocks", "slice-blocks", 0, 1u << 30, slice_blocks),
+	U64_FIELD("block_ns", "block-ns", 0, 1000, block_ns),
+	{.flag = "job", .kind = JOB_FIELD_FILE}, /* a job file, applied where it stands */
+	{.key = NULL, .flag = NULL},
 };
+
+static uint64_t *job_field_u64(struct harness_job *job, const struct job_field *f)
+{
+	return (uint64_t *)((char *)job + f->offset);
+}
+
+/* The field of a job file's key, or NULL. */
+static const struct job_field *field_of_key(const char *key)
+{
+	for (const struct job_field *f = job_fields; f->key || f->flag; f++)
+		if (f->key && !strcmp(f->key, key))
+			return f;
+	return NULL;
+}
 
 static int check_keys(const cJSON *obj, const char *what)
 {
@@ -231,12 +277,7 @@ static int check_keys(const cJSON *obj, const char *what)
 	}
 	cJSON_ArrayForEach(item, obj)
 	{
-		size_t i = 0;
-
-		while (i < sizeof(job_keys) / sizeof(job_keys[0]) &&
-		       strcmp(job_keys[i], item->string) != 0)
-			i++;
-		if (i == sizeof(job_keys) / sizeof(job_keys[0])) {
+		if (!field_of_key(item->string)) {
 			rw_err("%s: unknown job field \"%s\"", what, item->string);
 			return -EINVAL;
 		}
@@ -246,6 +287,7 @@ static int check_keys(const cJSON *obj, const char *what)
 
 static int apply_lists(struct harness_job *job, const cJSON *obj, const char *what)
 {
+	/* NOLINTNEXTLINE(bugprone-branch-clone): the two limits are equal today, not by design */
 	char *words[JOB_MAX_ARGS > RUN_MAX_ADDS ? JOB_MAX_ARGS : RUN_MAX_ADDS];
 	size_t n;
 	int rc = json_strings(obj, "command", what, words, JOB_MAX_ARGS, &n);
@@ -270,32 +312,43 @@ static int apply_lists(struct harness_job *job, const cJSON *obj, const char *wh
 	return 0;
 }
 
+/* One field of a job object, if present. */
+static int apply_json_field(struct harness_job *job, const struct job_field *f, const cJSON *obj,
+			    const char *what)
+{
+	uint64_t v;
+	int rc;
+
+	switch (f->kind) {
+	case JOB_FIELD_PATH:
+		return json_string(obj, f->key, what, f->set, job);
+	case JOB_FIELD_COMMAND:
+	case JOB_FIELD_ADD:
+		return 0; /* apply_lists, together */
+	case JOB_FIELD_MEM:
+		v = job->run.mem_bytes >> 20;
+		rc = json_u64(obj, f->key, what, f->min >> 20, f->max >> 20, &v);
+		job->run.mem_bytes = v << 20;
+		return rc;
+	case JOB_FIELD_U64:
+		return json_u64(obj, f->key, what, f->min, f->max, job_field_u64(job, f));
+	case JOB_FIELD_FILE:
+	default:
+		return 0;
+	}
+}
+
 int job_apply_json(struct harness_job *job, const cJSON *obj, const char *what)
 {
-	uint64_t mem_mib = job->run.mem_bytes >> 20;
 	int rc = check_keys(obj, what);
 
-	if (!rc)
-		rc = json_string(obj, "kernel", what, job_set_kernel, job);
-	if (!rc)
-		rc = json_string(obj, "initramfs", what, job_set_initramfs, job);
-	if (!rc)
-		rc = apply_lists(job, obj, what);
-	if (!rc)
-		rc = json_u64(obj, "mem_mib", what, 64, 3072, &mem_mib);
-	if (!rc)
-		rc = json_u64(obj, "epoch_s", what, 0, 1ull << 40, &job->run.epoch_s);
-	if (!rc)
-		rc = json_u64(obj, "step_budget", what, 1, 1ull << 40, &job->run.step_budget);
-	if (!rc)
-		rc = json_u64(obj, "stuck_ms", what, 10, 3600000, &job->run.stuck_ms);
-	if (!rc)
-		rc = json_u64(obj, "wall_ms", what, 10, 86400000, &job->wall_ms);
-	if (!rc)
-		rc = json_u64(obj, "slice_blocks", what, 0, 1u << 30, &job->slice_blocks);
-	if (!rc)
-		rc = json_u64(obj, "block_ns", what, 0, 1000, &job->block_ns);
-	job->run.mem_bytes = mem_mib << 20;
+	for (const struct job_field *f = job_fields; !rc && (f->key || f->flag); f++) {
+		if (!f->key)
+			continue;
+		rc = apply_json_field(job, f, obj, what);
+		if (!rc && f->kind == JOB_FIELD_COMMAND)
+			rc = apply_lists(job, obj, what);
+	}
 	return rc;
 }
 
@@ -384,28 +437,38 @@ static int parse_mem(const char *text, uint64_t *bytes)
 	return 0;
 }
 
+const struct job_field *job_field_of_flag(const char *flag)
+{
+	for (const struct job_field *f = job_fields; f->key || f->flag; f++)
+		if (f->flag && (!strcmp(f->flag, flag) || (f->alias && !strcmp(f->alias, flag))))
+			return f;
+	return NULL;
+}
+
 int job_apply_option(struct harness_job *job, const char *option, const char *arg)
 {
-	if (!strcmp(option, "job"))
+	const struct job_field *f = job_field_of_flag(option);
+	char what[64];
+
+	if (!f) {
+		rw_err("--%s is not a job option", option);
+		return -EINVAL;
+	}
+	snprintf(what, sizeof(what), "--%s", f->flag);
+	switch (f->kind) {
+	case JOB_FIELD_FILE:
 		return job_load_file(job, arg);
-	if (!strcmp(option, "kernel"))
-		return job_set_kernel(job, arg);
-	if (!strcmp(option, "initramfs"))
-		return job_set_initramfs(job, arg);
-	if (!strcmp(option, "add"))
+	case JOB_FIELD_PATH:
+		return f->set(job, arg);
+	case JOB_FIELD_ADD:
 		return job_add_file(job, arg);
-	if (!strcmp(option, "mem"))
+	case JOB_FIELD_MEM:
 		return parse_mem(arg, &job->run.mem_bytes);
-	if (!strcmp(option, "step-budget"))
-		return job_parse_u64(arg, "--step-budget", 1, 1ull << 40, &job->run.step_budget);
-	if (!strcmp(option, "stuck-ms"))
-		return job_parse_u64(arg, "--stuck-ms", 10, 3600000, &job->run.stuck_ms);
-	if (!strcmp(option, "wall-ms"))
-		return job_parse_u64(arg, "--wall-ms", 10, 86400000, &job->wall_ms);
-	if (!strcmp(option, "slice-blocks"))
-		return job_parse_u64(arg, "--slice-blocks", 0, 1u << 30, &job->slice_blocks);
-	if (!strcmp(option, "block-ns"))
-		return job_parse_u64(arg, "--block-ns", 0, 1000, &job->block_ns);
-	rw_err("--%s is not a job option", option);
-	return -EINVAL;
+	case JOB_FIELD_U64:
+		return job_parse_u64(arg, what, f->min, f->max, job_field_u64(job, f));
+	case JOB_FIELD_COMMAND:
+	default:
+		rw_err("--%s is not a job option", option);
+		return -EINVAL;
+	}
 }

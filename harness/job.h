@@ -56,6 +56,32 @@ int job_add_file(struct harness_job *job, const char *spec);
 void job_add_guest_path(const char *spec, char *out, size_t out_len);
 int job_set_command(struct harness_job *job, char *const *argv, size_t argc);
 
+enum job_field_kind {
+	JOB_FIELD_PATH,	   /* a host path (set) */
+	JOB_FIELD_COMMAND, /* the command: a job file's array, the command line's words after -- */
+	JOB_FIELD_ADD,	   /* a file to add: a job file's array (all of them), an option (one) */
+	JOB_FIELD_MEM,	   /* guest RAM: whole MiB in a job file, a size (128M, 1G) as an option */
+	JOB_FIELD_U64,	   /* an integer in min..max at offset */
+	JOB_FIELD_FILE,	   /* --job FILE: a job file applied */
+};
+
+/* A field of a job (job_fields, in job.c, lists them all). */
+struct job_field {
+	const char *key;   /* in a job file and an artifact's "job"; NULL: option only */
+	const char *flag;  /* rewind-harness's long option; NULL: job file only */
+	const char *alias; /* another name of the option, or NULL */
+	enum job_field_kind kind;
+	uint64_t min, max; /* JOB_FIELD_U64 and JOB_FIELD_MEM (in bytes) */
+	size_t offset;	   /* JOB_FIELD_U64: of its uint64_t in struct harness_job */
+	int (*set)(struct harness_job *job, const char *value); /* JOB_FIELD_PATH */
+};
+
+/* Every job field, ending with one whose key and flag are NULL. */
+extern const struct job_field job_fields[];
+
+/* The field of a long option (by name or alias, without dashes), or NULL. */
+const struct job_field *job_field_of_flag(const char *flag);
+
 /*
  * A job option of rewind-harness's command line, by its long name without
  * dashes ("kernel", "add", "mem", "step-budget", ...), applied to job: the

@@ -18,6 +18,18 @@
 #include <sys/wait.h>
 #include <time.h>
 
+/*
+ * rewind-harness's exit statuses (the usage's "Exit status"): a replay's,
+ * which every mode shares. What "not ok" means depends on the mode: a run
+ * failed, a replay differs, a random search found nothing.
+ */
+enum cli_status {
+	STATUS_OK = REPLAY_SAME,
+	STATUS_NOT_OK = REPLAY_DIFFERS,
+	STATUS_BAD_FILE = REPLAY_BAD_FILE, /* unreadable, invalid or untrusted file; usage */
+	STATUS_SETUP = REPLAY_SETUP,	   /* the job or the input's mode cannot be set up */
+};
+
 #define INPUT_FILE_MAX	(16u << 20) /* inputs and JSON files are a few KiB */
 #define CLI_MAX_FILES	64
 #define CLI_MAX_CHANGES (RUN_MAX_ADDS + 16)
@@ -159,23 +171,13 @@ static void usage(FILE *to)
 }
 
 enum {
-	OPT_JOB = 256,
-	OPT_KERNEL,
-	OPT_INITRAMFS,
-	OPT_ADD,
-	OPT_MEM,
-	OPT_STEP_BUDGET,
-	OPT_STUCK_MS,
-	OPT_WALL_MS,
-	OPT_ARTIFACTS,
+	OPT_ARTIFACTS = 256,
 	OPT_PROGRESS,
 	OPT_MAP_SIZE,
 	OPT_REPLAY,
 	OPT_TO_JSON,
 	OPT_FROM_JSON,
 	OPT_TRACE,
-	OPT_SLICE_BLOCKS,
-	OPT_BLOCK_NS,
 	OPT_RANDOM,
 	OPT_RANDOM_SEED,
 	OPT_COUNTER,
@@ -189,18 +191,11 @@ enum {
 	OPT_EVENT_LOG,
 	OPT_JSON,
 	OPT_VERSION,
+	OPT_JOB_FIELD = 0x1000, /* + the index of a field in job_fields */
 };
 
-static const struct option long_options[] = {
-	{"job", required_argument, NULL, OPT_JOB},
-	{"kernel", required_argument, NULL, OPT_KERNEL},
-	{"initramfs", required_argument, NULL, OPT_INITRAMFS},
-	{"initrd", required_argument, NULL, OPT_INITRAMFS}, /* rewind run's older name */
-	{"add", required_argument, NULL, OPT_ADD},
-	{"mem", required_argument, NULL, OPT_MEM},
-	{"step-budget", required_argument, NULL, OPT_STEP_BUDGET},
-	{"stuck-ms", required_argument, NULL, OPT_STUCK_MS},
-	{"wall-ms", required_argument, NULL, OPT_WALL_MS},
+/* The options that are not job fields (those come from job_fields). */
+static const struct option other_options[] = {
 	{"artifacts", required_argument, NULL, OPT_ARTIFACTS},
 	{"progress", required_argument, NULL, OPT_PROGRESS},
 	{"map-size", required_argument, NULL, OPT_MAP_SIZE},
@@ -209,8 +204,6 @@ static const struct option long_options[] = {
 	{"from-json", required_argument, NULL, OPT_FROM_JSON},
 	{"trace", required_argument, NULL, OPT_TRACE},
 	{"event-log", required_argument, NULL, OPT_EVENT_LOG},
-	{"slice-blocks", required_argument, NULL, OPT_SLICE_BLOCKS},
-	{"block-ns", required_argument, NULL, OPT_BLOCK_NS},
 	{"random", required_argument, NULL, OPT_RANDOM},
 	{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
 	{"counter", no_argument, NULL, OPT_COUNTER},
@@ -229,6 +222,27 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+#define MAX_OPTIONS 64
+
+/* getopt's table: an option (and its alias) per job field with a flag, then the others. */
+static void build_options(struct option *out)
+{
+	size_t n = 0;
+
+	for (int i = 0; job_fields[i].key || job_fields[i].flag; i++) {
+		const struct job_field *f = &job_fields[i];
+
+		if (!f->flag)
+			continue;
+		out[n++] = (struct option){f->flag, required_argument, NULL, OPT_JOB_FIELD + i};
+		if (f->alias)
+			out[n++] = (struct option){f->alias, required_argument, NULL,
+						   OPT_JOB_FIELD + i};
+	}
+	for (size_t i = 0; i < sizeof(other_options) / sizeof(other_options[0]); i++)
+		out[n++] = other_options[i];
+}
+
 static int set_mode(struct cli *c, enum mode mode, const char *file)
 {
 	if (c->mode != MODE_RUN) {
@@ -241,25 +255,10 @@ static int set_mode(struct cli *c, enum mode mode, const char *file)
 	return 0;
 }
 
-/* The long name of an option code. */
-static const char *option_name(int opt)
-{
-	for (const struct option *o = long_options; o->name; o++)
-		if (o->val == opt)
-			return o->name;
-	return "?";
-}
-
-static bool is_job_option(int opt)
-{
-	return (opt >= OPT_JOB && opt <= OPT_WALL_MS) || opt == OPT_SLICE_BLOCKS ||
-	       opt == OPT_BLOCK_NS;
-}
-
 /* A job option: applied to the command line's job, and kept for a replay's. */
 static int apply_job_option(struct cli *c, int opt, const char *arg)
 {
-	const char *name = option_name(opt);
+	const char *name = job_fields[opt - OPT_JOB_FIELD].flag; /* --initrd: "initramfs" */
 
 	if (c->change_count == CLI_MAX_CHANGES) {
 		rw_err("more than %d job options", CLI_MAX_CHANGES);
@@ -273,7 +272,7 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 {
 	uint64_t v;
 
-	if (is_job_option(opt))
+	if (opt >= OPT_JOB_FIELD)
 		return apply_job_option(c, opt, arg);
 	switch (opt) {
 	case OPT_ARTIFACTS:
@@ -391,6 +390,9 @@ static void say_extra_file(enum mode mode, const char *file)
 /* Returns 0, 1 after --help, or -EINVAL. */
 static int parse_cli(struct cli *c, int argc, char **argv)
 {
+	struct option long_options[MAX_OPTIONS];
+
+	build_options(long_options);
 	/* options in any order: around an INPUT (more --replay files), up to "--",
 	 * after which everything is the command */
 	for (;;) {
@@ -497,11 +499,11 @@ static int to_json(const char *path)
 	cJSON *json;
 
 	if (file_read_max(path, INPUT_FILE_MAX, "input", &data, &len) < 0)
-		return 2;
+		return STATUS_BAD_FILE;
 	if (is_json_object(data, len)) {
 		free(data);
 		if (json_input(path, &input) < 0)
-			return 2;
+			return STATUS_BAD_FILE;
 	} else {
 		say_if_decoded(path, data, len, "this is the input the harness makes of it");
 		input_decode(data, len, &input);
@@ -511,10 +513,10 @@ static int to_json(const char *path)
 	text = cJSON_Print(json);
 	cJSON_Delete(json);
 	if (!text)
-		return 2;
+		return STATUS_BAD_FILE;
 	printf("%s\n", text);
 	free(text);
-	return 0;
+	return STATUS_OK;
 }
 
 static int from_json(const char *path, const char *out)
@@ -525,12 +527,12 @@ static int from_json(const char *path, const char *out)
 
 	if (!out) {
 		rw_err("--from-json needs -o OUT, the binary input to write");
-		return 2;
+		return STATUS_BAD_FILE;
 	}
 	if (json_input(path, &input) < 0)
-		return 2;
+		return STATUS_BAD_FILE;
 	part.len = input_encode(&input, buf);
-	return file_write_atomic(out, &part, 1) < 0 ? 2 : 0;
+	return file_write_atomic(out, &part, 1) < 0 ? STATUS_BAD_FILE : STATUS_OK;
 }
 
 static int open_harness(struct harness *h, struct cli *c, FILE *output)
@@ -578,29 +580,29 @@ static int run_once(struct harness *h, const char *path, const char *trace_path,
 	int rc;
 
 	if (file_read_max(path, INPUT_FILE_MAX, "input", &data, &len) < 0)
-		return 2;
+		return STATUS_BAD_FILE;
 	h->map = map;
 	say_if_decoded(path, data, len, "running it decoded");
 	rc = harness_exec(h, data, len, &e);
 	free(data);
 	fflush(stdout);
 	if (rc < 0)
-		return 64;
+		return STATUS_SETUP;
 	if (e.res.counter_missing) {
 		rw_err("%s", COUNTER_MISSING);
-		return 64;
+		return STATUS_SETUP;
 	}
 	if (e.cls == CLASS_REJECTED) {
 		rw_err("%s is not a valid input: %s", path, e.why);
-		return 2;
+		return STATUS_BAD_FILE;
 	}
 	if (!json)
 		exec_result_print(&e.res);
 	else if (print_json_outcome(&e.res) < 0)
-		return 64;
+		return STATUS_SETUP;
 	if (trace_path && trace_write(&h->ex.vm.trace, trace_path) < 0)
-		return 64;
-	return exec_class_is_failure(e.cls) ? 1 : 0;
+		return STATUS_SETUP;
+	return exec_class_is_failure(e.cls) ? STATUS_NOT_OK : STATUS_OK;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -624,17 +626,17 @@ static int random_search(struct cli *c)
 	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
 	struct timespec t0;
 	uint64_t ran = 0;
-	int rc = 1;
+	int rc = STATUS_NOT_OK;
 
 	if (!m || open_harness(&h, c, NULL) < 0) {
 		executor_close(&h.ex);
 		afl_custom_deinit(m);
-		return 64;
+		return STATUS_SETUP;
 	}
 	h.map = map;
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (ran < c->random_execs && rc == 1 &&
+	while (ran < c->random_execs && rc == STATUS_NOT_OK &&
 	       (!c->random_seconds || seconds_since(&t0) < (double)c->random_seconds)) {
 		struct harness_exec e;
 		uint8_t *out;
@@ -642,16 +644,16 @@ static int random_search(struct cli *c)
 
 		ran++;
 		if (harness_exec(&h, out, len, &e) < 0) {
-			rc = 64;
+			rc = STATUS_SETUP;
 			break;
 		}
 		if (exec_class_is_failure(e.cls)) {
 			printf("random: first failure (%s) after %llu executions, %.1f s\n",
 			       exec_class_name(e.cls), (unsigned long long)ran, seconds_since(&t0));
-			rc = 0;
+			rc = STATUS_OK;
 		}
 	}
-	if (rc == 1)
+	if (rc == STATUS_NOT_OK)
 		printf("random: no failure in %llu executions, %.1f s\n", (unsigned long long)ran,
 		       seconds_since(&t0));
 	executor_close(&h.ex);
@@ -727,20 +729,20 @@ static int fuzz_or_run(struct cli *c)
 
 	if (!afl && !c->file) {
 		usage(stderr);
-		return 2;
+		return STATUS_BAD_FILE;
 	}
 	if (!afl && c->event_log_path && event_log_alloc(&c->event_log) < 0)
-		return 64;
+		return STATUS_SETUP;
 	/* afl-fuzz reads the map; the guest's output would only slow it down */
 	if (open_harness(&h, c, afl ? NULL : c->json ? stderr : stdout) < 0) {
 		executor_close(&h.ex);
 		free(c->event_log.at);
-		return 64;
+		return STATUS_SETUP;
 	}
 	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file, c->trace_path, c->json);
-	if (c->event_log.at && (rc == 0 || rc == 1) &&
+	if (c->event_log.at && (rc == STATUS_OK || rc == STATUS_NOT_OK) &&
 	    event_log_write(&c->event_log, c->event_log_path) < 0)
-		rc = 64;
+		rc = STATUS_SETUP;
 	executor_close(&h.ex);
 	free(c->event_log.at);
 	return rc;
@@ -796,7 +798,7 @@ int main(int argc, char **argv)
 	rw_log_init("rewind-harness", false);
 	c.artifact_dir = env_dir && *env_dir ? env_dir : "rewind-crashes";
 	if (job_init_defaults(&c.job) < 0)
-		return 64;
+		return STATUS_SETUP;
 	rc = parse_cli(&c, argc, argv);
 	if (rc == 0 && c.json && c.mode != MODE_RUN) {
 		rw_err("--json is for a run of one input, not %s", mode_option(c.mode));
@@ -806,7 +808,7 @@ int main(int argc, char **argv)
 		if (c.version && rc == 0)
 			version_print(stdout, "rewind-harness", c.job.run.kernel_path);
 		job_free(&c.job);
-		return rc < 0 ? 2 : 0;
+		return rc < 0 ? STATUS_BAD_FILE : STATUS_OK;
 	}
 	switch (c.mode) {
 	case MODE_REPLAY:
@@ -815,7 +817,7 @@ int main(int argc, char **argv)
 	case MODE_BUNDLE:
 		if (!c.output) {
 			rw_err("--bundle needs -o DIR, the bundle directory to create");
-			rc = 2;
+			rc = STATUS_BAD_FILE;
 			break;
 		}
 		rc = replay_bundle(c.file, replay_options_of(&c, &ro), c.output);

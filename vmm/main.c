@@ -172,6 +172,22 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 	}
 }
 
+/*
+ * getopt's '?' or ':' (opterr is 0: the messages are ours, in
+ * rewind-harness's words): the option, and where the right ones are listed.
+ */
+static void say_bad_option(int c, char **argv, const char *command)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		rw_err("%s needs a value (rewind %s --help)", arg, command);
+	else
+		rw_err("unknown option '%s' (rewind %s --help lists them; the guest's command "
+		       "goes after --)",
+		       arg, command);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -199,10 +215,15 @@ static int cmd_run(int argc, char **argv)
 
 	opt.kernel_path = default_image("bzImage");
 	opt.initrd_path = default_image("initramfs.cpio");
-	while ((c = getopt_long(argc, argv, "+v", options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:v", options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
+		}
+		if (c == '?' || c == ':') {
+			say_bad_option(c, argv, "run");
+			return RUN_STATUS_USAGE;
 		}
 		if (parse_option(&opt, c, optarg) < 0) {
 			usage(stderr);

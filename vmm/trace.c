@@ -78,16 +78,38 @@ int trace_write(const struct trace *t, const char *path)
 	return file_write_atomic(path, parts, 2);
 }
 
+void trace_iter_init(struct trace_iter *it, const void *buf, size_t len, size_t from)
+{
+	*it = (struct trace_iter){.buf = buf, .len = len, .at = from};
+}
+
+bool trace_iter_next(struct trace_iter *it, struct trace_record *rec, const uint8_t **payload)
+{
+	/* subtractions only: at + rec->len could wrap for a hostile length */
+	if (it->at > it->len || it->len - it->at < sizeof(*rec))
+		return false;
+	memcpy(rec, it->buf + it->at, sizeof(*rec));
+	if (rec->len > it->len - it->at - sizeof(*rec))
+		return false;
+	if (payload)
+		*payload = it->buf + it->at + sizeof(*rec);
+	it->at += sizeof(*rec) + rec->len;
+	return true;
+}
+
+bool trace_iter_at_end(const struct trace_iter *it)
+{
+	return it->at == it->len;
+}
+
 bool trace_next(const struct trace *t, size_t *at, struct trace_record *rec,
 		const uint8_t **payload)
 {
-	if (*at > t->len || t->len - *at < sizeof(*rec))
-		return false;
-	memcpy(rec, t->buf + *at, sizeof(*rec));
-	if (rec->len > t->len - *at - sizeof(*rec))
-		return false;
-	if (payload)
-		*payload = t->buf + *at + sizeof(*rec);
-	*at += sizeof(*rec) + rec->len;
-	return true;
+	struct trace_iter it;
+	bool more;
+
+	trace_iter_init(&it, t->buf, t->len, *at);
+	more = trace_iter_next(&it, rec, payload);
+	*at = it.at;
+	return more;
 }

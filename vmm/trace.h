@@ -67,10 +67,30 @@ void trace_append(struct trace *t, const struct trace_record *rec, const void *p
 void trace_restore(struct trace *t, const void *data, size_t len, uint64_t count);
 
 /*
- * The record at byte offset *at of t's records (and, if payload is not NULL,
- * where its payload starts), moving *at past it. False at the end, or where
- * a record would run past the trace.
+ * A walk over records as trace_append lays them out, in bytes that may come
+ * from an untrusted file: a record is read only if its header and all of
+ * its payload lie inside the bytes, so a hostile length cannot read past
+ * them. at is the byte offset of the next record.
  */
+struct trace_iter {
+	const uint8_t *buf;
+	size_t len, at;
+};
+
+/* A walk over the len bytes of records at buf, starting at byte offset from. */
+void trace_iter_init(struct trace_iter *it, const void *buf, size_t len, size_t from);
+
+/*
+ * The next record (copied, as the bytes need not be aligned) and, if
+ * payload is not NULL, where its rec->len payload bytes start. False at the
+ * end, or where a record would run past the bytes (it->at stays at it).
+ */
+bool trace_iter_next(struct trace_iter *it, struct trace_record *rec, const uint8_t **payload);
+
+/* True when the walk ended exactly at the end of the bytes (no truncated record). */
+bool trace_iter_at_end(const struct trace_iter *it);
+
+/* trace_iter_next over t's records from byte offset *at, moving *at past the record. */
 bool trace_next(const struct trace *t, size_t *at, struct trace_record *rec,
 		const uint8_t **payload);
 

@@ -471,12 +471,13 @@ static int print_record(const struct dump *d, const struct trace_record *rec,
 /* ---- the file --------------------------------------------------------- */
 
 /* The step of the first READY record, if there is one. */
-static bool find_ready(const struct trace *t, uint64_t *ready_step)
+static bool find_ready(const uint8_t *records, size_t len, uint64_t *ready_step)
 {
+	struct trace_iter it;
 	struct trace_record rec;
-	size_t at = 0;
 
-	while (trace_next(t, &at, &rec, NULL)) {
+	trace_iter_init(&it, records, len, 0);
+	while (trace_iter_next(&it, &rec, NULL)) {
 		if (rec.type == TRACE_READY) {
 			*ready_step = rec.step;
 			return true;
@@ -485,17 +486,19 @@ static bool find_ready(const struct trace *t, uint64_t *ready_step)
 	return false;
 }
 
-static int dump_records(const struct dump *d, const struct trace *t)
+static int dump_records(const struct dump *d, const uint8_t *records, size_t len)
 {
+	struct trace_iter it;
 	struct trace_record rec;
 	const uint8_t *payload;
 	bool boot = d->has_ready;
-	size_t at = 0, start = 0;
+	size_t start = 0;
 	int rc = 0;
 
 	if (d->opt->text)
 		fprintf(d->out, "%10s %7s %7s %-10s %s\n", "STEP", "PID", "TID", "WHAT", "DETAIL");
-	for (; !rc && trace_next(t, &at, &rec, &payload); start = at) {
+	trace_iter_init(&it, records, len, 0);
+	for (; !rc && trace_iter_next(&it, &rec, &payload); start = it.at) {
 		if (rec.len > PAYLOAD_MAX) {
 			rw_err("%s is corrupt: the record at byte offset %zu carries %u bytes, "
 			       "more "
@@ -508,10 +511,10 @@ static int dump_records(const struct dump *d, const struct trace *t)
 		if (!boot || d->opt->all)
 			rc = print_record(d, &rec, payload, boot);
 	}
-	if (!rc && at != t->len) {
+	if (!rc && !trace_iter_at_end(&it)) {
 		rw_err("%s is truncated: the record at byte offset %zu runs past the end of the "
 		       "file (%zu bytes)",
-		       d->path, MAGIC_LEN + at, MAGIC_LEN + t->len);
+		       d->path, MAGIC_LEN + it.at, MAGIC_LEN + len);
 		return -EINVAL;
 	}
 	return rc;
@@ -520,7 +523,6 @@ static int dump_records(const struct dump *d, const struct trace *t)
 int trace_dump_file(const char *path, const struct trace_dump_options *opt, FILE *out)
 {
 	struct dump d = {.opt = opt, .out = out, .path = path};
-	struct trace t = {0};
 	uint8_t *data;
 	size_t len;
 	int rc = file_read_all(path, &data, &len); /* capped, regular files only */
@@ -533,13 +535,11 @@ int trace_dump_file(const char *path, const struct trace_dump_options *opt, FILE
 		free(data);
 		return -EINVAL;
 	}
-	t.buf = data + MAGIC_LEN;
-	t.len = len - MAGIC_LEN;
-	d.has_ready = find_ready(&t, &d.ready_step);
+	d.has_ready = find_ready(data + MAGIC_LEN, len - MAGIC_LEN, &d.ready_step);
 	if (!d.has_ready)
 		fprintf(stderr, "rewind: %s has no READY record: all records, steps absolute\n",
 			path);
-	rc = dump_records(&d, &t);
+	rc = dump_records(&d, data + MAGIC_LEN, len - MAGIC_LEN);
 	free(data);
 	if (fflush(out) != 0 || ferror(out)) {
 		rw_err_errno(errno, "cannot write the decoded trace");

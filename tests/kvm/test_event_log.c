@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "vmm/file.h"
 #include "vmm/trace.h"
 
 #define HARNESS	    "build/tests/rewind-harness-asan"
@@ -360,22 +361,23 @@ static void test_pct_pass_logs_every_event(void **state)
 /* The preemptions the trace file at path records (TRACE_PREEMPT): event number and address. */
 static size_t preempts_in_trace(const char *path, uint64_t *events, uint64_t *pcs, size_t max)
 {
-	FILE *f = fopen(path, "rb");
+	struct trace_iter it;
 	struct trace_record rec;
-	char magic[8];
-	size_t n = 0;
+	uint8_t *data;
+	size_t len, n = 0;
 
-	assert_non_null(f);
-	assert_int_equal(fread(magic, 1, 8, f), 8);
-	assert_memory_equal(magic, TRACE_MAGIC, 8);
-	while (fread(&rec, sizeof(rec), 1, f) == 1) {
+	assert_int_equal(file_read_all(path, &data, &len), 0);
+	assert_true(len >= 8);
+	assert_memory_equal(data, TRACE_MAGIC, 8);
+	trace_iter_init(&it, data + 8, len - 8, 0);
+	while (trace_iter_next(&it, &rec, NULL)) {
 		if (rec.type == TRACE_PREEMPT && n < max) {
 			events[n] = rec.args[0];
 			pcs[n++] = rec.args[2];
 		}
-		assert_int_equal(fseek(f, rec.len, SEEK_CUR), 0);
 	}
-	fclose(f);
+	assert_true(trace_iter_at_end(&it));
+	free(data);
 	return n;
 }
 

@@ -281,6 +281,15 @@ static void test_bad_inputs_are_refused_clearly(void **state)
 	assert_int_equal(r->status, 2);
 	rewind_run("", r);
 	assert_int_equal(r->status, 2);
+	/* getopt's own words name no fix: ours name the program and where options are listed */
+	rewind_run("--foo -- /bin/true", r);
+	assert_int_equal(r->status, 2);
+	assert_string_equal(r->err,
+			    "rewind: error: unknown option '--foo' (rewind run --help lists "
+			    "them; the guest's command goes after --)\n");
+	rewind_run("--seed", r);
+	assert_int_equal(r->status, 2);
+	assert_string_equal(r->err, "rewind: error: --seed needs a value (rewind run --help)\n");
 }
 
 #define KEYFRAME "build/test-runs/hello.keyframe"

@@ -5,6 +5,7 @@
  * name; and 200,000 damaged copies (bytes changed, cut, spliced with JSON
  * tokens; a fixed seed, so a failure reproduces) are each accepted or
  * refused with a message, never read out of bounds (ASan) or crashed on.
+ * The output tail an artifact keeps is the job's last lines of output.
  */
 #include "harness/artifact.h"
 #include "tests/unit/artifact_sample.h"
@@ -170,12 +171,55 @@ static void test_damaged_artifacts_are_refused_or_read(void **state)
 		      MUTANTS, (unsigned long long)accepted);
 }
 
+static void add_output(struct trace *t, uint32_t type, const char *text)
+{
+	struct trace_record r = {.type = type, .len = (uint32_t)strlen(text)};
+
+	trace_append(t, &r, text);
+}
+
+/*
+ * The output tail an artifact keeps: the job's output and panic text after
+ * from (not the boot's, not the console's), its last lines, a trace cut
+ * inside a record read up to the cut.
+ */
+static void test_the_output_tail_is_the_jobs_last_lines(void **state)
+{
+	struct trace t;
+	size_t from;
+	char *tail;
+
+	(void)state;
+	assert_int_equal(trace_init(&t), 0);
+	add_output(&t, REWIND_EV_OUTPUT, "boot line\n");
+	from = t.len;
+	add_output(&t, REWIND_EV_OUTPUT, "one\ntwo\n");
+	add_output(&t, REWIND_EV_CONSOLE, "kernel says\n");
+	add_output(&t, REWIND_EV_OUTPUT, "three\nfour");
+	add_output(&t, REWIND_EV_PANIC, "\npanic\n");
+	tail = artifact_output_tail(&t, from, 2);
+	assert_string_equal(tail, "four\npanic\n");
+	free(tail);
+	tail = artifact_output_tail(&t, from, 20);
+	assert_string_equal(tail, "one\ntwo\nthree\nfour\npanic\n");
+	free(tail);
+	tail = artifact_output_tail(&t, 0, 20);
+	assert_string_equal(tail, "boot line\none\ntwo\nthree\nfour\npanic\n");
+	free(tail);
+	t.len -= 2; /* the panic record runs past the end now */
+	tail = artifact_output_tail(&t, from, 20);
+	assert_string_equal(tail, "one\ntwo\nthree\nfour");
+	free(tail);
+	trace_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_real_artifact_reads_back),
 		cmocka_unit_test(test_numbers_out_of_range_are_refused),
 		cmocka_unit_test(test_damaged_artifacts_are_refused_or_read),
+		cmocka_unit_test(test_the_output_tail_is_the_jobs_last_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,8 +3,8 @@
  * failure of the job (reported to afl-fuzz as a crash), or something that
  * is neither (a rejected input, a wall-clock timeout, a host error).
  */
-#ifndef REWIND_OUTCOME_H
-#define REWIND_OUTCOME_H
+#ifndef REWIND_EXEC_CLASS_H
+#define REWIND_EXEC_CLASS_H
 
 #include "vmm/vm.h"
 

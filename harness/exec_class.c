@@ -1,4 +1,4 @@
-#include "harness/outcome.h"
+#include "harness/exec_class.h"
 
 #include <string.h>
 #include <sys/wait.h>

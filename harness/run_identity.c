@@ -1,0 +1,37 @@
+#include "harness/run_identity.h"
+
+#include "rewind/abi.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+void run_identity_of(const struct executor *ex, struct run_identity *id)
+{
+	*id = (struct run_identity){.kernel_xxh3 = ex->in.kernel_hash,
+				    .initramfs_xxh3 = ex->base_initrd_hash,
+				    .job_xxh3 = ex->job_hash,
+				    .abi_version = REWIND_ABI_VERSION,
+				    .quantum_ns = ex->vm.clock.quantum_ns};
+	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", ex->vm.cpu_model);
+}
+
+static void add_hex(cJSON *o, const char *key, uint64_t v)
+{
+	char hex[19];
+
+	snprintf(hex, sizeof(hex), "0x%016" PRIx64, v);
+	cJSON_AddStringToObject(o, key, hex);
+}
+
+cJSON *run_identity_to_json(const struct run_identity *id)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_hex(o, "kernel_xxh3", id->kernel_xxh3);
+	add_hex(o, "initramfs_xxh3", id->initramfs_xxh3);
+	add_hex(o, "job_xxh3", id->job_xxh3);
+	cJSON_AddStringToObject(o, "cpu_model", id->cpu_model);
+	cJSON_AddNumberToObject(o, "abi_version", (double)id->abi_version);
+	cJSON_AddNumberToObject(o, "quantum_ns", (double)id->quantum_ns);
+	return o;
+}
