@@ -68,6 +68,8 @@ static void plan_tests(struct night *n)
 	struct suite *s = &n->suite;
 	double total = 0, load[1024] = {0}, per_worker;
 
+	if (!n->workers)
+		n->workers = 1; /* the callers ask for at least one */
 	for (size_t i = 0; i < s->count; i++)
 		total += s->tests[i].share;
 	if (n->layout == LAYOUT_AUTO)

@@ -356,10 +356,9 @@ static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned
 	read_afl_stats(instance, r);
 	if (stopped)
 		snprintf(r->state, sizeof(r->state), "interrupted");
-	else if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		snprintf(r->state, sizeof(r->state), "done");
-	else if (r->crashes > 0 || access(c.artifacts, F_OK) == 0)
-		/* afl-fuzz gives up when every seed fails: found at once */
+	/* afl-fuzz also gives up when every seed fails: found at once, done too */
+	else if ((status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
+		 r->crashes > 0 || access(c.artifacts, F_OK) == 0)
 		snprintf(r->state, sizeof(r->state), "done");
 	else {
 		snprintf(r->state, sizeof(r->state), "failed");
