@@ -36,7 +36,10 @@
  * the other threads' events logged next. The log assumes one instrumented
  * process: the countdown it keeps is that process's.
  */
+#include "vmm/counter.h"
+
 #include "vmm/guest_mem.h"
+#include "vmm/ports_shared.h"
 #include "vmm/user_context.h"
 #include "vmm/vm.h"
 
@@ -321,5 +324,5 @@ void counter_preempt(struct vm *vm)
 		return;
 	}
 	vm->counter.preempt_due = false;
-	vm_raise(vm, REWIND_PENDING_RESCHED);
+	ports_raise(vm, REWIND_PENDING_RESCHED);
 }

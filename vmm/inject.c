@@ -3,6 +3,10 @@
  * while the vCPU is stopped at an exit the guest made, so the guest sees it
  * at the same instruction on every run.
  */
+#include "vmm/inject.h"
+
+#include "vmm/ports_shared.h"
+#include "vmm/single_step.h"
 #include "vmm/user_context.h"
 #include "vmm/vm.h"
 
@@ -23,12 +27,12 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s)
 
 static void stall_running_task(struct vm *vm, uint16_t us)
 {
-	struct rewind_shared *sh = vm_shared(vm);
+	struct rewind_shared *sh = ports_shared(vm);
 
 	if (!sh || us == 0)
 		return;
 	sh->stall_ns = (uint64_t)us * 1000;
-	vm_raise(vm, REWIND_PENDING_STALL);
+	ports_raise(vm, REWIND_PENDING_STALL);
 }
 
 /* Injections that act at a step are in the trace: a reader sees where each one landed. */
@@ -45,7 +49,7 @@ static void apply(struct vm *vm, const struct injection *inj)
 {
 	switch (inj->kind) {
 	case INJECT_RESCHED:
-		vm_raise(vm, REWIND_PENDING_RESCHED);
+		ports_raise(vm, REWIND_PENDING_RESCHED);
 		break;
 	case INJECT_STALL:
 		stall_running_task(vm, inj->arg);

@@ -1,30 +1,15 @@
 /* The Rewind ports: every call the guest makes to the VMM (see rewind_abi.h). */
+#include "vmm/ports.h"
+
+#include "vmm/counter.h"
+#include "vmm/feedback.h"
 #include "vmm/guest_mem.h"
-#include "vmm/lapic.h"
+#include "vmm/ports_shared.h"
 #include "vmm/vm.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
-
-_Static_assert(sizeof(struct rewind_shared) == 4096, "struct rewind_shared is one page");
-
-struct rewind_shared *vm_shared(struct vm *vm)
-{
-	return vm->shared_gpa ? guest_mem_ptr(&vm->km, vm->shared_gpa, sizeof(struct rewind_shared))
-			      : NULL;
-}
-
-void vm_raise(struct vm *vm, uint32_t pending_bits)
-{
-	struct rewind_shared *sh = vm_shared(vm);
-
-	if (!sh)
-		return;
-	sh->pending |= pending_bits;
-	if (lapic_inject(&vm->km, REWIND_CALLBACK_VECTOR) < 0)
-		vm_finish(vm, VM_HOST_ERROR, "cannot inject an interrupt");
-}
 
 static void port_shared(struct vm *vm, uint32_t pfn)
 {
@@ -107,12 +92,12 @@ static uint64_t late_deadline(const struct vm *vm, const struct rewind_shared *s
 /* The guest idles with interrupts disabled: jump to its timer or give up. */
 static void port_idle(struct vm *vm)
 {
-	struct rewind_shared *sh = vm_shared(vm);
+	struct rewind_shared *sh = ports_shared(vm);
 
 	if (sh && sh->pending) {
 		/* Raised while the guest could not take it (an injection into a
 		 * disabled APIC is dropped): inject again, or it idles forever. */
-		vm_raise(vm, 0);
+		ports_raise(vm, 0);
 		return;
 	}
 	if (!sh || sh->timer_deadline == 0) {
@@ -235,7 +220,7 @@ uint32_t ports_read_seed(struct vm *vm)
 /* Called after every step: fires the one-shot timer once virtual time reaches it. */
 void ports_fire_due_timer(struct vm *vm)
 {
-	struct rewind_shared *sh = vm_shared(vm);
+	struct rewind_shared *sh = ports_shared(vm);
 
 	if (!sh || vm->outcome != VM_RUNNING)
 		return;
@@ -243,57 +228,6 @@ void ports_fire_due_timer(struct vm *vm)
 	if (sh->timer_deadline && late_deadline(vm, sh) <= vm->clock.now_ns) {
 		sh->timer_deadline = 0;
 		vm->timer_late_ns = 0; /* a late-timer injection delays one firing */
-		vm_raise(vm, REWIND_PENDING_TIMER);
+		ports_raise(vm, REWIND_PENDING_TIMER);
 	}
-}
-
-/*
- * The guest's context-switch ring: one trace record per switch, stamped with
- * this step. The guest writes the ring; never trust its head.
- */
-void ports_take_switches(struct vm *vm)
-{
-	struct rewind_shared *sh = vm_shared(vm);
-	uint32_t head, tail;
-
-	if (!sh)
-		return;
-	head = __atomic_load_n(&sh->switch_head, __ATOMIC_RELAXED);
-	tail = sh->switch_tail;
-	if (head - tail > REWIND_SWITCH_RING) {
-		vm_finish(vm, VM_GUEST_FAULT, "context-switch ring overrun (head %u, tail %u)",
-			  head, tail);
-		return;
-	}
-	for (; tail != head; tail++) {
-		struct rewind_switch sw;
-		struct trace_record rec = {.step = vm->steps, .type = REWIND_EV_SWITCH};
-
-		memcpy(&sw, &sh->switches[tail % REWIND_SWITCH_RING], sizeof(sw));
-		rec.tid = sw.next_tid;
-		rec.args[0] = sw.prev_tid;
-		rec.args[1] = sw.next_tid;
-		trace_append(&vm->trace, &rec, NULL);
-		vm->current_tid = sw.next_tid;
-	}
-	sh->switch_tail = tail;
-}
-
-/*
- * The newest record, without taking it: the event log's exits are no steps
- * and must leave the ring (stamps, tail) as the next real exit finds it.
- */
-uint32_t ports_current_tid(struct vm *vm)
-{
-	struct rewind_shared *sh = vm_shared(vm);
-	struct rewind_switch sw;
-	uint32_t head;
-
-	if (!sh)
-		return vm->current_tid;
-	head = __atomic_load_n(&sh->switch_head, __ATOMIC_RELAXED);
-	if (head == sh->switch_tail || head - sh->switch_tail > REWIND_SWITCH_RING)
-		return vm->current_tid;
-	memcpy(&sw, &sh->switches[(head - 1) % REWIND_SWITCH_RING], sizeof(sw));
-	return sw.next_tid;
 }

@@ -1,3 +1,4 @@
+/* The run loop: one exit switch, on top of every part of the machine (tests/unit/call-graph). */
 #include "vmm/vm.h"
 
 #include "vmm/cpuid.h"
@@ -5,27 +6,14 @@
 #include "vmm/log.h"
 #include "vmm/mem_snapshot.h"
 #include "vmm/msr.h"
+#include "vmm/ports.h"
+#include "vmm/ports_shared.h"
+#include "vmm/runtime_calls.h"
 #include "vmm/watchdog.h"
 
-#include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
-
-static const char *const outcome_names[] = {
-	[VM_RUNNING] = "running",	    [VM_EXITED] = "exited",
-	[VM_POWER_OFF] = "power-off",	    [VM_PANIC] = "panic",
-	[VM_DEADLOCK] = "deadlock",	    [VM_STUCK] = "stuck",
-	[VM_STEP_BUDGET] = "step-budget",   [VM_GUEST_FAULT] = "guest-fault",
-	[VM_HOST_ERROR] = "host-error",	    [VM_WALL_BUDGET] = "wall-budget",
-	[VM_TRACE_BUDGET] = "trace-budget",
-};
-
-const char *vm_outcome_name(enum vm_outcome outcome)
-{
-	return outcome < sizeof(outcome_names) / sizeof(outcome_names[0]) ? outcome_names[outcome]
-									  : "unknown";
-}
 
 static uint64_t vcpu_rip(struct vm *vm, int *cpl)
 {
@@ -38,21 +26,6 @@ static uint64_t vcpu_rip(struct vm *vm, int *cpl)
 	if (ioctl(vm->km.vcpu_fd, KVM_GET_SREGS, &sregs) == 0)
 		*cpl = sregs.cs.selector & 3;
 	return regs.rip;
-}
-
-void vm_finish(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
-{
-	struct trace_record rec = {.step = vm->steps, .type = TRACE_OUTCOME, .args = {outcome}};
-	va_list ap;
-
-	if (vm->outcome != VM_RUNNING)
-		return;
-	vm->outcome = outcome;
-	va_start(ap, fmt);
-	vsnprintf(vm->detail, sizeof(vm->detail), fmt, ap);
-	va_end(ap);
-	rec.len = (uint32_t)strlen(vm->detail);
-	trace_append(&vm->trace, &rec, vm->detail);
 }
 
 int vm_create(struct vm *vm, const struct vm_config *cfg)
@@ -167,7 +140,7 @@ static bool handle_exit(struct vm *vm, int reason)
 		vm->steps++;
 		vclock_step(&vm->clock);
 		ports_take_switches(vm);
-		if (vm->single_stepping)
+		if (vm->single_step.active)
 			single_step_check(vm);
 		handle_io(vm);
 		break;
