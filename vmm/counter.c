@@ -317,8 +317,9 @@ void counter_settle(struct vm *vm, uint64_t left)
 	c->armed = (uint32_t)left;
 }
 
-void counter_preempt(struct vm *vm)
+void counter_preempt(struct vm *vm, uint32_t value)
 {
+	(void)value; /* ignored (the ABI) */
 	if (!vm->counter.preempt_due) {
 		vm_finish(vm, VM_GUEST_FAULT, "counter write without a preemption due");
 		return;

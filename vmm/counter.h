@@ -75,8 +75,11 @@ bool counter_read_unseen(struct vm *vm, uint32_t *answer);
 /* An event's `what` as a name: "read4", "write8", "atomic4", "sync", "block" ("?": unknown). */
 void vm_event_name(uint32_t what, char *name, size_t len);
 
-/* The runtime stored its countdown and asks for the preemption the last read announced. */
-void counter_preempt(struct vm *vm);
+/*
+ * The runtime stored its countdown and asks for the preemption the last read
+ * announced (an OUTL on REWIND_PORT_COUNTER; value ignored).
+ */
+void counter_preempt(struct vm *vm, uint32_t value);
 
 /* The runtime says left of its countdown remain: the events run so far are counted. */
 void counter_settle(struct vm *vm, uint64_t left);

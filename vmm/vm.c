@@ -8,7 +8,6 @@
 #include "vmm/msr.h"
 #include "vmm/ports.h"
 #include "vmm/ports_shared.h"
-#include "vmm/runtime_calls.h"
 #include "vmm/watchdog.h"
 
 #include <string.h>
@@ -61,40 +60,6 @@ void vm_destroy(struct vm *vm)
 	trace_free(&vm->trace);
 }
 
-/* An exit the guest made through port I/O: OUTL to a Rewind port, or INL of the seed, counter or
- * runtime port. */
-static void handle_io(struct vm *vm)
-{
-	struct kvm_run *run = vm->km.run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	uint32_t value = 0;
-
-	bool is_read = run->io.port == REWIND_PORT_SEED || run->io.port == REWIND_PORT_RUNTIME ||
-		       (run->io.port == REWIND_PORT_COUNTER && run->io.direction == KVM_EXIT_IO_IN);
-
-	if (is_read && run->io.direction == KVM_EXIT_IO_IN && run->io.size == 4 &&
-	    run->io.count == 1) {
-		if (run->io.port == REWIND_PORT_SEED)
-			value = ports_read_seed(vm);
-		else if (run->io.port == REWIND_PORT_COUNTER)
-			value = counter_read(vm);
-		else
-			value = runtime_call(vm);
-		memcpy(data, &value, sizeof(value));
-		return;
-	}
-	if (run->io.port < REWIND_PORT_BASE || run->io.port >= REWIND_PORT_END ||
-	    (run->io.port - REWIND_PORT_BASE) % 4 != 0 || is_read ||
-	    run->io.direction != KVM_EXIT_IO_OUT || run->io.size != 4 || run->io.count != 1) {
-		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
-			  run->io.direction == KVM_EXIT_IO_OUT ? "write" : "read", run->io.size,
-			  run->io.count, run->io.port);
-		return;
-	}
-	memcpy(&value, data, sizeof(value));
-	ports_handle(vm, run->io.port, value);
-}
-
 /*
  * A counter read only the event log sees (vmm/counter.c): answered here,
  * before the exit is made a step, so the run goes on as without the log.
@@ -142,7 +107,7 @@ static bool handle_exit(struct vm *vm, int reason)
 		ports_take_switches(vm);
 		if (vm->single_step.active)
 			single_step_check(vm);
-		handle_io(vm);
+		ports_io(vm);
 		break;
 	case KVM_EXIT_MMIO:
 		vm_finish(vm, VM_GUEST_FAULT, "MMIO %s at unbacked address %#llx",
