@@ -5,6 +5,8 @@
 #ifndef REWIND_COUNTER_H
 #define REWIND_COUNTER_H
 
+#include "vmm/schedule.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,10 +21,11 @@ struct vm_counter {
 	uint64_t blocks;      /* blocks run up to the last read */
 	uint32_t armed;	      /* the countdown handed out at the last read */
 	uint64_t slice_start; /* blocks at the last preemption (time slice) */
-	uint32_t next;	      /* first event injection not applied yet (in vm->schedule) */
-	bool preempt_due;     /* the last read said preempt: the runtime's OUTL comes next */
-	uint32_t threads;     /* pct: thread priorities handed out so far */
-	uint32_t log_left;    /* event log: events the real countdown has left */
+	/* the schedule's injections that act at events (preempt, demote) */
+	struct schedule_queue event_queue;
+	bool preempt_due;  /* the last read said preempt: the runtime's OUTL comes next */
+	uint32_t threads;  /* pct: thread priorities handed out so far */
+	uint32_t log_left; /* event log: events the real countdown has left */
 };
 
 /*
@@ -61,6 +64,9 @@ struct vm_event_log {
 };
 
 struct vm;
+
+/* A new execution of vm->schedule: the counter starts afresh, with its injections queued. */
+void counter_reset(struct vm *vm);
 
 /* The instrumented job's counter ran down (or starts): returns its next countdown. */
 uint32_t counter_read(struct vm *vm);

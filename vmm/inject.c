@@ -5,6 +5,7 @@
  */
 #include "vmm/inject.h"
 
+#include "vmm/counter.h"
 #include "vmm/ports_shared.h"
 #include "vmm/single_step.h"
 #include "vmm/user_context.h"
@@ -12,14 +13,20 @@
 
 #include <string.h>
 
+/* The kinds that act at a step; `preempt` and `demote` count events (vmm/counter.c),
+ * `priority` names a thread (vmm/pct.c). */
+#define STEP_KINDS                                                                                 \
+	(INJECT_KIND_BIT(INJECT_RESCHED) | INJECT_KIND_BIT(INJECT_STALL) |                         \
+	 INJECT_KIND_BIT(INJECT_TIMER_LATE) | INJECT_KIND_BIT(INJECT_PREEMPT_INSNS))
+
 void inject_set_schedule(struct vm *vm, const struct schedule *s)
 {
 	vm->schedule = s;
-	vm->schedule_next = 0;
+	schedule_queue_fill(&vm->step_queue, s, STEP_KINDS);
 	vm->timer_late_ns = 0;
 	vm->injected = 0;
 	vm->landing_count = 0;
-	vm->counter = (struct vm_counter){.started = false};
+	counter_reset(vm); /* the injections that count events */
 	memset(&vm->feedback, 0, sizeof(vm->feedback));
 	single_step_stop(vm); /* a run that ended while stepping leaves it on */
 	vm->stepped = 0;
@@ -36,17 +43,19 @@ static void stall_running_task(struct vm *vm, uint16_t us)
 }
 
 /* Injections that act at a step are in the trace: a reader sees where each one landed. */
-static void trace_injection(struct vm *vm, const struct injection *inj)
+static void trace_injection(struct vm *vm, const struct injection *inj, uint32_t index)
 {
-	struct trace_record rec = {.step = vm->steps,
-				   .type = TRACE_INJECT,
-				   .args = {inj->kind, inj->arg, vm->schedule_next - 1}};
+	struct trace_record rec = {
+		.step = vm->steps, .type = TRACE_INJECT, .args = {inj->kind, inj->arg, index}};
 
 	trace_append(&vm->trace, &rec, NULL);
 }
 
-static void apply(struct vm *vm, const struct injection *inj)
+/* Applies the schedule's injection number index. */
+static void apply(struct vm *vm, uint32_t index)
 {
+	const struct injection *inj = &vm->schedule->at[index];
+
 	switch (inj->kind) {
 	case INJECT_RESCHED:
 		ports_raise(vm, REWIND_PENDING_RESCHED);
@@ -61,34 +70,22 @@ static void apply(struct vm *vm, const struct injection *inj)
 		single_step_start(vm, inj->arg);
 		break;
 	default:
-		return; /* the input parser admits no other kind */
+		return; /* STEP_KINDS has no other kind */
 	}
-	trace_injection(vm, inj);
+	trace_injection(vm, inj, index);
 	if (vm->landings && vm->landing_count < vm->landing_cap)
 		user_context_read(vm, &vm->landings[vm->landing_count++]);
 	vm->injected++;
 }
 
-static bool acts_at_step(const struct injection *inj)
-{
-	return inj->kind != INJECT_PREEMPT && inj->kind != INJECT_PRIORITY &&
-	       inj->kind != INJECT_DEMOTE;
-}
-
 void inject_due(struct vm *vm)
 {
 	const struct schedule *s = vm->schedule;
+	struct schedule_queue *q = &vm->step_queue;
 
 	if (!s || !vm->ready_step)
 		return;
-	/* `preempt` and `demote` count events (vmm/counter.c), `priority` names a
-	 * thread (vmm/pct.c): not steps */
-	while (vm->schedule_next < s->count && vm->outcome == VM_RUNNING &&
-	       (!acts_at_step(&s->at[vm->schedule_next]) ||
-		vm->ready_step + s->at[vm->schedule_next].step <= vm->steps)) {
-		const struct injection *inj = &s->at[vm->schedule_next++];
-
-		if (acts_at_step(inj))
-			apply(vm, inj);
-	}
+	while (q->next < q->count && vm->outcome == VM_RUNNING &&
+	       vm->ready_step + s->at[q->at[q->next]].step <= vm->steps)
+		apply(vm, q->at[q->next++]);
 }

@@ -64,9 +64,9 @@ struct vm {
 	bool paused; /* stopped at READY for a keyframe; vm_run resumes */
 	/* the execution's injections (sorted by step), see vmm/inject.c */
 	const struct schedule *schedule;
-	uint32_t schedule_next; /* first injection not applied yet */
-	uint64_t timer_late_ns; /* the next timer fires this much late */
-	uint64_t injected;	/* injections applied so far */
+	struct schedule_queue step_queue; /* its injections that act at steps */
+	uint64_t timer_late_ns;		  /* the next timer fires this much late */
+	uint64_t injected;		  /* injections applied so far */
 	/* explaining a failure: where each step injection landed (NULL: not asked) */
 	struct user_context *landings;
 	uint32_t landing_cap, landing_count;
