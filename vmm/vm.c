@@ -1,13 +1,17 @@
 /* The run loop: one exit switch, on top of every part of the machine (tests/unit/call-graph). */
 #include "vmm/vm.h"
 
+#include "vmm/counter.h"
 #include "vmm/cpuid.h"
+#include "vmm/feedback.h"
+#include "vmm/inject.h"
 #include "vmm/lapic.h"
 #include "vmm/log.h"
 #include "vmm/mem_snapshot.h"
 #include "vmm/msr.h"
 #include "vmm/ports.h"
 #include "vmm/ports_shared.h"
+#include "vmm/single_step.h"
 #include "vmm/watchdog.h"
 
 #include <string.h>
