@@ -1,6 +1,7 @@
 #include "harness/executor.h"
 
 #include "harness/job_start.h"
+#include "vmm/inject.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/log.h"
 
@@ -193,7 +194,7 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 					    input->mode != INPUT_MODE_STEPS && !vm->counter.started,
 				    .blocks = vm->counter.blocks,
 				    .features = feedback_count(&vm->feedback),
-				    .stepped = vm->stepped};
+				    .stepped = vm->single_step.stepped};
 	return res->cls == CLASS_HOST_ERROR ? -EIO : 0;
 }
 

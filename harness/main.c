@@ -7,6 +7,7 @@
 #include "harness/reach.h"
 #include "harness/replay.h"
 #include "mutators/schedule.h"
+#include "vmm/counter.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
 #include "vmm/version.h"
@@ -700,7 +701,7 @@ static int event_log_write(const struct vm_event_log *log, const char *path)
 	for (uint32_t i = 0; i < log->count; i++) {
 		const struct vm_event *ev = &log->at[i];
 
-		vm_event_name(ev->what, what, sizeof(what));
+		counter_event_name(ev->what, what, sizeof(what));
 		fprintf(f,
 			"{\"index\":%llu,\"tid\":%u,\"what\":\"%s\",\"landed\":\"%s\","
 			"\"pc\":\"0x%llx\",\"addr\":\"0x%llx\",\"value\":\"0x%llx\"",

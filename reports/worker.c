@@ -357,8 +357,8 @@ static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned
 	if (stopped)
 		snprintf(r->state, sizeof(r->state), "interrupted");
 	/* afl-fuzz also gives up when every seed fails: found at once, done too */
-	else if ((status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
-		 r->crashes > 0 || access(c.artifacts, F_OK) == 0)
+	else if ((status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) || r->crashes > 0 ||
+		 access(c.artifacts, F_OK) == 0)
 		snprintf(r->state, sizeof(r->state), "done");
 	else {
 		snprintf(r->state, sizeof(r->state), "failed");

@@ -36,7 +36,10 @@
  * the other threads' events logged next. The log assumes one instrumented
  * process: the countdown it keeps is that process's.
  */
+#include "vmm/counter.h"
+
 #include "vmm/guest_mem.h"
+#include "vmm/ports_shared.h"
 #include "vmm/user_context.h"
 #include "vmm/vm.h"
 
@@ -51,7 +54,7 @@
 #define EVENT_KIND(what) ((what) / 0x100u % 0x100u) /* guest/runtime/runtime.h RT_EV_* */
 #define EVENT_SIZE(what) ((what) % 0x100u)
 
-/* The event count at which inj acts, or UINT64_MAX for a kind that acts at steps or never. */
+/* The event count at which inj acts, or UINT64_MAX: a demote outside pct mode never acts. */
 static uint64_t event_of(const struct vm *vm, const struct injection *inj)
 {
 	if (inj->kind == INJECT_PREEMPT)
@@ -61,18 +64,32 @@ static uint64_t event_of(const struct vm *vm, const struct injection *inj)
 	return UINT64_MAX;
 }
 
+/* The injection the event queue holds at position i. */
+static const struct injection *queued(const struct vm *vm, uint32_t i)
+{
+	return &vm->schedule->at[vm->counter.event_queue.at[i]];
+}
+
 /* The event of the next injection after the current count, or UINT64_MAX. */
 static uint64_t next_event(const struct vm *vm)
 {
-	const struct schedule *s = vm->schedule;
+	const struct schedule_queue *q = &vm->counter.event_queue;
 
-	for (uint32_t i = vm->counter.next; s && i < s->count; i++) {
-		uint64_t at = event_of(vm, &s->at[i]);
+	for (uint32_t i = q->next; i < q->count; i++) {
+		uint64_t at = event_of(vm, queued(vm, i));
 
-		if (at != UINT64_MAX)
+		if (at != UINT64_MAX) /* a demote outside pct mode never acts */
 			return at;
 	}
 	return UINT64_MAX;
+}
+
+void counter_reset(struct vm *vm)
+{
+	/* both kinds whatever the mode: the harness sets the mode after the schedule */
+	vm->counter = (struct vm_counter){.started = false};
+	schedule_queue_fill(&vm->counter.event_queue, vm->schedule,
+			    INJECT_KIND_BIT(INJECT_PREEMPT) | INJECT_KIND_BIT(INJECT_DEMOTE));
 }
 
 /* The address of the event the program is at: the runtime's RDI at its read. */
@@ -105,11 +122,11 @@ struct due {
 /* Takes the injections due at the current count (and skips ones already past). */
 static struct due take_due(struct vm *vm)
 {
-	const struct schedule *s = vm->schedule;
+	struct schedule_queue *q = &vm->counter.event_queue;
 	struct due due = {.preempt = false, .prio = 0};
 
-	for (; s && vm->counter.next < s->count; vm->counter.next++) {
-		const struct injection *inj = &s->at[vm->counter.next];
+	for (; q->next < q->count; q->next++) {
+		const struct injection *inj = queued(vm, q->next);
 		uint64_t at = event_of(vm, inj);
 
 		if (at == UINT64_MAX)
@@ -233,7 +250,7 @@ static struct vm_event *log_event(struct vm *vm, uint64_t index)
 	return ev;
 }
 
-void vm_event_name(uint32_t what, char *name, size_t len)
+void counter_event_name(uint32_t what, char *name, size_t len)
 {
 	static const char *const kinds[] = {"?", "read", "write", "atomic", "sync", "block"};
 	const char *kind =
@@ -314,12 +331,13 @@ void counter_settle(struct vm *vm, uint64_t left)
 	c->armed = (uint32_t)left;
 }
 
-void counter_preempt(struct vm *vm)
+void counter_preempt(struct vm *vm, uint32_t value)
 {
+	(void)value; /* ignored (the ABI) */
 	if (!vm->counter.preempt_due) {
 		vm_finish(vm, VM_GUEST_FAULT, "counter write without a preemption due");
 		return;
 	}
 	vm->counter.preempt_due = false;
-	vm_raise(vm, REWIND_PENDING_RESCHED);
+	ports_raise(vm, REWIND_PENDING_RESCHED);
 }

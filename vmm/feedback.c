@@ -7,6 +7,8 @@
  * run ends with the process still there (a deadlock, say). After the
  * process exits its pages may belong to someone else: never read again.
  */
+#include "vmm/feedback.h"
+
 #include "vmm/guest_mem.h"
 #include "vmm/vm.h"
 

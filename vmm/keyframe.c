@@ -1,5 +1,6 @@
 #include "vmm/keyframe.h"
 
+#include "vmm/inject.h"
 #include "vmm/log.h"
 
 #include <string.h>
@@ -19,40 +20,47 @@ static int complete_pending_io(struct vm *vm)
 	return 0;
 }
 
-static void save_vmm(const struct vm *vm, struct vmm_state *s)
+static void save_vmm(const struct vm *vm, struct keyframe_vmm *s)
 {
 	s->clock = vm->clock;
 	s->steps = vm->steps;
 	s->shared_gpa = vm->shared_gpa;
 	s->ready_step = vm->ready_step;
 	s->seed_words_read = vm->seed_words_read;
-	s->trace_len = vm->trace.len;
-	s->trace_count = vm->trace.count;
-	XXH3_copyState(s->trace_hash, vm->trace.hash);
+	s->trace.len = vm->trace.len;
+	s->trace.count = vm->trace.count;
+	XXH3_copyState(s->trace.hash, vm->trace.hash);
 }
 
-static void load_vmm(struct vm *vm, const struct vmm_state *s)
+/* The machine's state back as it was at the keyframe. */
+static void load_vmm(struct vm *vm, const struct keyframe_vmm *s)
 {
 	vm->clock = s->clock;
 	vm->steps = s->steps;
 	vm->shared_gpa = s->shared_gpa;
 	vm->ready_step = s->ready_step;
 	vm->seed_words_read = s->seed_words_read;
-	vm->trace.len = s->trace_len;
-	vm->trace.count = s->trace_count;
-	XXH3_copyState(vm->trace.hash, s->trace_hash);
+	vm->trace.len = s->trace.len;
+	vm->trace.count = s->trace.count;
+	XXH3_copyState(vm->trace.hash, s->trace.hash);
+}
+
+/* The execution's own state, which no keyframe holds, starts afresh. */
+static void start_execution(struct vm *vm)
+{
 	vm->outcome = VM_RUNNING;
 	vm->has_job_status = false;
 	vm->job_status = 0;
 	vm->detail[0] = '\0';
+	vm->current_tid = 0; /* the event log's thread: unknown until the first switch record */
 	inject_set_schedule(vm, NULL); /* injections start after the keyframe point */
 }
 
 int keyframe_capture(struct vm *vm, struct keyframe *kf)
 {
 	memset(kf, 0, sizeof(*kf));
-	kf->vmm.trace_hash = XXH3_createState();
-	if (!kf->vmm.trace_hash)
+	kf->vmm.trace.hash = XXH3_createState();
+	if (!kf->vmm.trace.hash)
 		return -ENOMEM;
 	if (complete_pending_io(vm) < 0 || vcpu_state_save(&vm->km, &kf->vcpu) < 0 ||
 	    mem_snapshot_take(&vm->km, &kf->mem) < 0) {
@@ -60,6 +68,7 @@ int keyframe_capture(struct vm *vm, struct keyframe *kf)
 		return -EIO;
 	}
 	save_vmm(vm, &kf->vmm);
+	vm->current_tid = 0; /* as every restore leaves it (start_execution) */
 	return 0;
 }
 
@@ -78,6 +87,7 @@ int keyframe_restore(struct vm *vm, struct keyframe *kf)
 		return -EIO;
 	clock = vm_stats_add_since(st, clock, &st->vcpu_ns);
 	load_vmm(vm, &kf->vmm);
+	start_execution(vm);
 	vm_stats_add_since(st, clock, &st->vmm_ns);
 	st->restores++;
 	return 0;
@@ -86,6 +96,6 @@ int keyframe_restore(struct vm *vm, struct keyframe *kf)
 void keyframe_free(struct keyframe *kf)
 {
 	mem_snapshot_free(&kf->mem);
-	XXH3_freeState(kf->vmm.trace_hash);
-	kf->vmm.trace_hash = NULL;
+	XXH3_freeState(kf->vmm.trace.hash);
+	kf->vmm.trace.hash = NULL;
 }

@@ -10,22 +10,34 @@
 #include "vmm/vcpu_state.h"
 #include "vmm/vm.h"
 
-/* The VMM's part of the machine state (what struct vm adds to KVM's). */
-struct vmm_state {
+/* The trace up to the keyframe: its bytes stay in the trace's buffer, which an execution only
+ * writes past len. */
+struct keyframe_trace {
+	size_t len;
+	uint64_t count;
+	XXH3_state_t *hash; /* allocated by keyframe_capture */
+};
+
+/*
+ * The VMM's part of the machine at the keyframe (what struct vm adds to
+ * KVM's vCPU and RAM), in one struct: keyframe.c saves it and puts it back
+ * whole, keyframe_file.c writes and reads it. The execution's own state
+ * (outcome, job status, schedule, counter, feedback, single-stepping) is not
+ * in it: a restore starts that afresh.
+ */
+struct keyframe_vmm {
 	struct vclock clock;
 	uint64_t steps;
 	uint64_t shared_gpa;
 	uint64_t ready_step;
 	unsigned int seed_words_read;
-	size_t trace_len;
-	uint64_t trace_count;
-	XXH3_state_t *trace_hash;
+	struct keyframe_trace trace;
 };
 
 struct keyframe {
 	struct vcpu_state vcpu;
 	struct mem_snapshot mem;
-	struct vmm_state vmm;
+	struct keyframe_vmm vmm;
 };
 
 /*

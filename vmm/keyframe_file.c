@@ -29,14 +29,14 @@ static uint64_t write_payload(FILE *f, const struct keyframe *kf, const struct v
 		.steps = kf->vmm.steps,
 		.shared_gpa = kf->vmm.shared_gpa,
 		.ready_step = kf->vmm.ready_step,
-		.trace_len = kf->vmm.trace_len,
-		.trace_count = kf->vmm.trace_count,
+		.trace_len = kf->vmm.trace.len,
+		.trace_count = kf->vmm.trace.count,
 	};
 	uint64_t pages = 0, total = mem->size / MEM_PAGE_SIZE;
 
 	put(f, &kf->vcpu, sizeof(kf->vcpu));
 	put(f, &v, sizeof(v));
-	put(f, vm->trace.buf, kf->vmm.trace_len);
+	put(f, vm->trace.buf, kf->vmm.trace.len);
 	for (uint64_t i = 0; i < total; i++)
 		pages += !page_is_zero(mem->copy + i * MEM_PAGE_SIZE);
 	put(f, &pages, sizeof(pages));

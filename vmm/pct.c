@@ -6,6 +6,8 @@
  * at chosen events. A thread without a `priority` injection gets one drawn
  * from the execution seed: a new seed is a new random priority order.
  */
+#include "vmm/pct.h"
+
 #include "vmm/vm.h"
 
 #define PCT_PRIO_DRAWN_MIN 16 /* drawn priorities: 16..95, above every demotion's usual level */

@@ -1,30 +1,16 @@
 /* The Rewind ports: every call the guest makes to the VMM (see rewind_abi.h). */
+#include "vmm/ports.h"
+
+#include "vmm/counter.h"
+#include "vmm/feedback.h"
 #include "vmm/guest_mem.h"
-#include "vmm/lapic.h"
+#include "vmm/ports_shared.h"
+#include "vmm/runtime_calls.h"
 #include "vmm/vm.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
-
-_Static_assert(sizeof(struct rewind_shared) == 4096, "struct rewind_shared is one page");
-
-struct rewind_shared *vm_shared(struct vm *vm)
-{
-	return vm->shared_gpa ? guest_mem_ptr(&vm->km, vm->shared_gpa, sizeof(struct rewind_shared))
-			      : NULL;
-}
-
-void vm_raise(struct vm *vm, uint32_t pending_bits)
-{
-	struct rewind_shared *sh = vm_shared(vm);
-
-	if (!sh)
-		return;
-	sh->pending |= pending_bits;
-	if (lapic_inject(&vm->km, REWIND_CALLBACK_VECTOR) < 0)
-		vm_finish(vm, VM_HOST_ERROR, "cannot inject an interrupt");
-}
 
 static void port_shared(struct vm *vm, uint32_t pfn)
 {
@@ -105,14 +91,16 @@ static uint64_t late_deadline(const struct vm *vm, const struct rewind_shared *s
 }
 
 /* The guest idles with interrupts disabled: jump to its timer or give up. */
-static void port_idle(struct vm *vm)
+static void port_idle(struct vm *vm, uint32_t value)
 {
-	struct rewind_shared *sh = vm_shared(vm);
+	struct rewind_shared *sh = ports_shared(vm);
+
+	(void)value; /* ignored (the ABI) */
 
 	if (sh && sh->pending) {
 		/* Raised while the guest could not take it (an injection into a
 		 * disabled APIC is dropped): inject again, or it idles forever. */
-		vm_raise(vm, 0);
+		ports_raise(vm, 0);
 		return;
 	}
 	if (!sh || sh->timer_deadline == 0) {
@@ -153,16 +141,15 @@ static void port_power(struct vm *vm, uint32_t how)
 /*
  * Ports only the guest kernel uses, rarely (the shared page at boot, power
  * at the end): user space (the job, or rewind-init, which has the other
- * ports) is refused them. The ports of every step are not checked (a
- * register read per exit); what a job can do with them is add records to
- * its own run, which stays a pure function of its inputs.
+ * ports) is refused them (kernel_only in the port table). The ports of
+ * every step are not checked (a register read per exit); what a job can do
+ * with them is add records to its own run, which stays a pure function of
+ * its inputs.
  */
-bool ports_from_user(struct vm *vm, uint16_t port)
+static bool from_user(struct vm *vm, uint16_t port)
 {
 	struct kvm_sregs sregs;
 
-	if (port != REWIND_PORT_SHARED && port != REWIND_PORT_POWER)
-		return false;
 	if (ioctl(vm->km.vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
 		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_SREGS at a port: %s", strerror(errno));
 		return true;
@@ -174,55 +161,39 @@ bool ports_from_user(struct vm *vm, uint16_t port)
 	return false;
 }
 
-void ports_handle(struct vm *vm, uint16_t port, uint32_t value)
+/* A yield, or a full context-switch ring (taken at every exit): the step itself is the call. */
+static void port_step(struct vm *vm, uint32_t value)
 {
-	if (ports_from_user(vm, port))
-		return;
-	switch (port) {
-	case REWIND_PORT_SHARED:
-		port_shared(vm, value);
-		break;
-	case REWIND_PORT_EVENT:
-		port_event(vm, value);
-		break;
-	case REWIND_PORT_IDLE:
-		port_idle(vm);
-		break;
-	case REWIND_PORT_YIELD:
-	case REWIND_PORT_SWITCHES: /* taken at every exit (ports_take_switches) */
-		break;		   /* a step: the clock has moved on */
-	case REWIND_PORT_POWER:
-		port_power(vm, value);
-		break;
-	case REWIND_PORT_COUNTER:
-		counter_preempt(vm);
-		break;
-	case REWIND_PORT_JOB_STATUS:
-		if (vm->has_job_status) {
-			vm_finish(vm, VM_GUEST_FAULT, "a second job status (%#x)", value);
-			break;
-		}
-		vm->job_status = (int)value;
-		vm->has_job_status = true;
-		vmm_record(vm, TRACE_JOB_STATUS, value);
-		break;
-	case REWIND_PORT_READY:
-		if (vm->ready_step) {
-			vm_finish(vm, VM_GUEST_FAULT,
-				  "a second READY (the job started at step %llu)",
-				  (unsigned long long)vm->ready_step);
-			break;
-		}
-		vm->ready_step = vm->steps;
-		vm->paused = vm->cfg.stop_at_ready;
-		vmm_record(vm, TRACE_READY, 0);
-		break;
-	default:
-		vm_finish(vm, VM_GUEST_FAULT, "write to unknown port %#x (value %#x)", port, value);
-	}
+	(void)vm; /* a step: the clock has moved on */
+	(void)value;
 }
 
-uint32_t ports_read_seed(struct vm *vm)
+static void port_job_status(struct vm *vm, uint32_t value)
+{
+	if (vm->has_job_status) {
+		vm_finish(vm, VM_GUEST_FAULT, "a second job status (%#x)", value);
+		return;
+	}
+	vm->job_status = (int)value;
+	vm->has_job_status = true;
+	vmm_record(vm, TRACE_JOB_STATUS, value);
+}
+
+static void port_ready(struct vm *vm, uint32_t value)
+{
+	(void)value; /* ignored (the ABI) */
+	if (vm->ready_step) {
+		vm_finish(vm, VM_GUEST_FAULT, "a second READY (the job started at step %llu)",
+			  (unsigned long long)vm->ready_step);
+		return;
+	}
+	vm->ready_step = vm->steps;
+	vm->paused = vm->cfg.stop_at_ready;
+	vmm_record(vm, TRACE_READY, 0);
+}
+
+/* The one INL of rewind-init: the next word of the execution seed. */
+static uint32_t port_seed(struct vm *vm)
 {
 	if (!vm->ready_step || vm->seed_words_read >= REWIND_SEED_WORDS) {
 		vm_finish(vm, VM_GUEST_FAULT, "seed read %u outside the %d words after READY",
@@ -232,10 +203,68 @@ uint32_t ports_read_seed(struct vm *vm)
 	return vm->cfg.exec_seed[vm->seed_words_read++];
 }
 
+/* One port's handlers: an INL's answer, an OUTL's value; NULL: that direction is refused. */
+struct port_handlers {
+	uint32_t (*in)(struct vm *vm);
+	void (*out)(struct vm *vm, uint32_t value);
+	bool kernel_only; /* refused from user space (from_user) */
+};
+
+#define PORT_INDEX(port) (((port)-REWIND_PORT_BASE) / 4)
+
+/* Every port the ABI has, by (port - REWIND_PORT_BASE) / 4 (include/rewind/abi.h). */
+static const struct port_handlers port_table[PORT_INDEX(REWIND_PORT_END)] = {
+	[PORT_INDEX(REWIND_PORT_SHARED)] = {.out = port_shared, .kernel_only = true},
+	[PORT_INDEX(REWIND_PORT_EVENT)] = {.out = port_event},
+	[PORT_INDEX(REWIND_PORT_IDLE)] = {.out = port_idle},
+	[PORT_INDEX(REWIND_PORT_YIELD)] = {.out = port_step},
+	[PORT_INDEX(REWIND_PORT_POWER)] = {.out = port_power, .kernel_only = true},
+	[PORT_INDEX(REWIND_PORT_JOB_STATUS)] = {.out = port_job_status},
+	[PORT_INDEX(REWIND_PORT_READY)] = {.out = port_ready},
+	[PORT_INDEX(REWIND_PORT_SEED)] = {.in = port_seed},
+	[PORT_INDEX(REWIND_PORT_SWITCHES)] = {.out = port_step}, /* ports_take_switches */
+	[PORT_INDEX(REWIND_PORT_COUNTER)] = {.in = counter_read, .out = counter_preempt},
+	[PORT_INDEX(REWIND_PORT_RUNTIME)] = {.in = runtime_call},
+};
+
+/* The port's handlers, or NULL for an address that is no Rewind port. */
+static const struct port_handlers *port_handlers(uint16_t port)
+{
+	if (port < REWIND_PORT_BASE || port >= REWIND_PORT_END || (port - REWIND_PORT_BASE) % 4)
+		return NULL;
+	return &port_table[PORT_INDEX(port)];
+}
+
+void ports_io(struct vm *vm)
+{
+	struct kvm_run *run = vm->km.run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	const struct port_handlers *h = port_handlers(run->io.port);
+	bool out = run->io.direction == KVM_EXIT_IO_OUT;
+	uint32_t value = 0;
+
+	/* every call is one 32-bit access, in a direction the port has */
+	if (!h || run->io.size != 4 || run->io.count != 1 ||
+	    !(out ? h->out != NULL : h->in != NULL)) {
+		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
+			  out ? "write" : "read", run->io.size, run->io.count, run->io.port);
+		return;
+	}
+	if (!out) {
+		value = h->in(vm);
+		memcpy(data, &value, sizeof(value));
+		return;
+	}
+	memcpy(&value, data, sizeof(value));
+	if (h->kernel_only && from_user(vm, run->io.port))
+		return;
+	h->out(vm, value);
+}
+
 /* Called after every step: fires the one-shot timer once virtual time reaches it. */
 void ports_fire_due_timer(struct vm *vm)
 {
-	struct rewind_shared *sh = vm_shared(vm);
+	struct rewind_shared *sh = ports_shared(vm);
 
 	if (!sh || vm->outcome != VM_RUNNING)
 		return;
@@ -243,57 +272,6 @@ void ports_fire_due_timer(struct vm *vm)
 	if (sh->timer_deadline && late_deadline(vm, sh) <= vm->clock.now_ns) {
 		sh->timer_deadline = 0;
 		vm->timer_late_ns = 0; /* a late-timer injection delays one firing */
-		vm_raise(vm, REWIND_PENDING_TIMER);
+		ports_raise(vm, REWIND_PENDING_TIMER);
 	}
-}
-
-/*
- * The guest's context-switch ring: one trace record per switch, stamped with
- * this step. The guest writes the ring; never trust its head.
- */
-void ports_take_switches(struct vm *vm)
-{
-	struct rewind_shared *sh = vm_shared(vm);
-	uint32_t head, tail;
-
-	if (!sh)
-		return;
-	head = __atomic_load_n(&sh->switch_head, __ATOMIC_RELAXED);
-	tail = sh->switch_tail;
-	if (head - tail > REWIND_SWITCH_RING) {
-		vm_finish(vm, VM_GUEST_FAULT, "context-switch ring overrun (head %u, tail %u)",
-			  head, tail);
-		return;
-	}
-	for (; tail != head; tail++) {
-		struct rewind_switch sw;
-		struct trace_record rec = {.step = vm->steps, .type = REWIND_EV_SWITCH};
-
-		memcpy(&sw, &sh->switches[tail % REWIND_SWITCH_RING], sizeof(sw));
-		rec.tid = sw.next_tid;
-		rec.args[0] = sw.prev_tid;
-		rec.args[1] = sw.next_tid;
-		trace_append(&vm->trace, &rec, NULL);
-		vm->current_tid = sw.next_tid;
-	}
-	sh->switch_tail = tail;
-}
-
-/*
- * The newest record, without taking it: the event log's exits are no steps
- * and must leave the ring (stamps, tail) as the next real exit finds it.
- */
-uint32_t ports_current_tid(struct vm *vm)
-{
-	struct rewind_shared *sh = vm_shared(vm);
-	struct rewind_switch sw;
-	uint32_t head;
-
-	if (!sh)
-		return vm->current_tid;
-	head = __atomic_load_n(&sh->switch_head, __ATOMIC_RELAXED);
-	if (head == sh->switch_tail || head - sh->switch_tail > REWIND_SWITCH_RING)
-		return vm->current_tid;
-	memcpy(&sw, &sh->switches[(head - 1) % REWIND_SWITCH_RING], sizeof(sw));
-	return sw.next_tid;
 }

@@ -3,6 +3,11 @@
  * (guest/runtime/). RDI holds the call, RSI and RCX its arguments (DX holds the port); the
  * answer is the INL's value. An unknown call is a guest fault.
  */
+#include "vmm/runtime_calls.h"
+
+#include "vmm/counter.h"
+#include "vmm/feedback.h"
+#include "vmm/pct.h"
 #include "vmm/vm.h"
 
 #include <errno.h>

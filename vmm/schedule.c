@@ -55,3 +55,17 @@ void schedule_sort(struct schedule *s)
 		s->at[j] = cur;
 	}
 }
+
+void schedule_queue_fill(struct schedule_queue *q, const struct schedule *s, uint32_t kinds)
+{
+	uint32_t n = s ? s->count : 0;
+
+	if (n > SCHEDULE_MAX) /* never for a schedule from input.c; be safe anyway */
+		n = SCHEDULE_MAX;
+	q->count = 0;
+	q->next = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (s->at[i].kind < INJECT_KIND_END && kinds & INJECT_KIND_BIT(s->at[i].kind))
+			q->at[q->count++] = (uint16_t)i;
+	}
+}

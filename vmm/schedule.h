@@ -43,6 +43,24 @@ struct schedule {
 	struct injection at[SCHEDULE_MAX];
 };
 
+#define INJECT_KIND_BIT(kind) (1u << (kind)) /* a set of kinds, for schedule_queue_fill */
+_Static_assert(INJECT_KIND_END <= 32, "a kind set is 32 bits");
+
+/*
+ * The injections one applier acts on, as indexes into a schedule, in
+ * schedule order: vmm/inject.c's (at steps) and vmm/counter.c's (at events).
+ * The schedule is split once per execution into storage sized once; each
+ * applier walks its own queue and never skips the other's kinds.
+ */
+struct schedule_queue {
+	uint32_t count;
+	uint32_t next; /* the first not applied yet */
+	uint16_t at[SCHEDULE_MAX];
+};
+
+/* Fills q with the injections of s (NULL: none) whose kind is in kinds; next = 0. */
+void schedule_queue_fill(struct schedule_queue *q, const struct schedule *s, uint32_t kinds);
+
 /* "resched", "stall", "timer-late"; NULL for an unknown kind. */
 const char *injection_kind_name(unsigned int kind);
 

@@ -24,7 +24,10 @@
  * counter runtime makes) raises its single-step trap in KVM, which hands it
  * to the guest as a #DB (a SIGTRAP) unless that flag is set.
  */
+#include "vmm/single_step.h"
+
 #include "vmm/log.h"
+#include "vmm/ports_shared.h"
 #include "vmm/vm.h"
 
 #include <string.h>
@@ -49,34 +52,34 @@ static int set_guest_debug(struct vm *vm, uint32_t control)
 
 void single_step_start(struct vm *vm, uint16_t insns)
 {
-	struct rewind_shared *sh = vm_shared(vm);
+	struct rewind_shared *sh = ports_shared(vm);
 
-	if (insns == 0 || vm->single_stepping || !sh)
+	if (insns == 0 || vm->single_step.active || !sh)
 		return; /* one landing at a time: a second request is dropped, on every run */
 	if (set_guest_debug(vm, KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP) < 0) {
 		vm_finish(vm, VM_HOST_ERROR, "this KVM cannot intercept the guest's debug traps");
 		return;
 	}
-	vm->single_stepping = true;
-	vm->stepping_left = insns;
-	vm->stepping_from = vm->steps;
+	vm->single_step.active = true;
+	vm->single_step.left = insns;
+	vm->single_step.from = vm->steps;
 	sh->step_tid = STEP_TID_ASKED;
-	vm_raise(vm, REWIND_PENDING_STEP);
+	ports_raise(vm, REWIND_PENDING_STEP);
 }
 
 /* Turns stepping off whenever it is on: the count of instructions left says nothing of it. */
 void single_step_stop(struct vm *vm)
 {
-	if (vm->single_stepping && set_guest_debug(vm, 0) < 0)
+	if (vm->single_step.active && set_guest_debug(vm, 0) < 0)
 		vm_finish(vm, VM_HOST_ERROR, "cannot turn single-stepping off");
-	vm->single_stepping = false;
-	vm->stepping_user = false;
-	vm->stepping_left = 0;
+	vm->single_step.active = false;
+	vm->single_step.user = false;
+	vm->single_step.left = 0;
 }
 
 void single_step_check(struct vm *vm)
 {
-	const struct rewind_shared *sh = vm_shared(vm);
+	const struct rewind_shared *sh = ports_shared(vm);
 
 	if (sh && sh->step_tid == STEP_TID_NOTHING)
 		single_step_stop(vm); /* idle or a kernel thread: nothing will trap */
@@ -104,27 +107,28 @@ void single_step_exit(struct vm *vm)
 {
 	struct trace_record rec = {.step = vm->steps, .type = TRACE_PREEMPT};
 
-	if (!vm->stepping_left) {
+	if (!vm->single_step.left) {
 		/* a trap of an instruction in flight when stepping ended: the guest saw
 		 * nothing; ignore it */
-		vm->stray_debug_exits++;
+		vm->single_step.stray_exits++;
 		return;
 	}
-	if (!vm->stepping_user && set_guest_debug(vm, KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP |
-							      KVM_GUESTDBG_SINGLESTEP) < 0) {
+	if (!vm->single_step.user &&
+	    set_guest_debug(vm, KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP |
+					KVM_GUESTDBG_SINGLESTEP) < 0) {
 		vm_finish(vm, VM_HOST_ERROR, "this KVM cannot single-step the guest");
 		return;
 	}
-	vm->stepping_user = true;
-	vm->stepped++;
-	if (--vm->stepping_left)
+	vm->single_step.user = true;
+	vm->single_step.stepped++;
+	if (--vm->single_step.left)
 		return;
 	clear_trap_flag(vm);
 	single_step_stop(vm);
 	/* the landing: which instruction, counted from which step */
-	rec.args[0] = vm->stepping_from;
+	rec.args[0] = vm->single_step.from;
 	rec.args[1] = PREEMPT_WHY_INSNS;
 	rec.args[2] = vm->km.run->debug.arch.pc;
 	trace_append(&vm->trace, &rec, NULL);
-	vm_raise(vm, REWIND_PENDING_RESCHED);
+	ports_raise(vm, REWIND_PENDING_RESCHED);
 }

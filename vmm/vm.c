@@ -1,31 +1,22 @@
+/* The run loop: one exit switch, on top of every part of the machine (tests/unit/call-graph). */
 #include "vmm/vm.h"
 
+#include "vmm/counter.h"
 #include "vmm/cpuid.h"
+#include "vmm/feedback.h"
+#include "vmm/inject.h"
 #include "vmm/lapic.h"
 #include "vmm/log.h"
 #include "vmm/mem_snapshot.h"
 #include "vmm/msr.h"
+#include "vmm/ports.h"
+#include "vmm/ports_shared.h"
+#include "vmm/single_step.h"
 #include "vmm/watchdog.h"
 
-#include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
-
-static const char *const outcome_names[] = {
-	[VM_RUNNING] = "running",	    [VM_EXITED] = "exited",
-	[VM_POWER_OFF] = "power-off",	    [VM_PANIC] = "panic",
-	[VM_DEADLOCK] = "deadlock",	    [VM_STUCK] = "stuck",
-	[VM_STEP_BUDGET] = "step-budget",   [VM_GUEST_FAULT] = "guest-fault",
-	[VM_HOST_ERROR] = "host-error",	    [VM_WALL_BUDGET] = "wall-budget",
-	[VM_TRACE_BUDGET] = "trace-budget",
-};
-
-const char *vm_outcome_name(enum vm_outcome outcome)
-{
-	return outcome < sizeof(outcome_names) / sizeof(outcome_names[0]) ? outcome_names[outcome]
-									  : "unknown";
-}
 
 static uint64_t vcpu_rip(struct vm *vm, int *cpl)
 {
@@ -38,21 +29,6 @@ static uint64_t vcpu_rip(struct vm *vm, int *cpl)
 	if (ioctl(vm->km.vcpu_fd, KVM_GET_SREGS, &sregs) == 0)
 		*cpl = sregs.cs.selector & 3;
 	return regs.rip;
-}
-
-void vm_finish(struct vm *vm, enum vm_outcome outcome, const char *fmt, ...)
-{
-	struct trace_record rec = {.step = vm->steps, .type = TRACE_OUTCOME, .args = {outcome}};
-	va_list ap;
-
-	if (vm->outcome != VM_RUNNING)
-		return;
-	vm->outcome = outcome;
-	va_start(ap, fmt);
-	vsnprintf(vm->detail, sizeof(vm->detail), fmt, ap);
-	va_end(ap);
-	rec.len = (uint32_t)strlen(vm->detail);
-	trace_append(&vm->trace, &rec, vm->detail);
 }
 
 int vm_create(struct vm *vm, const struct vm_config *cfg)
@@ -87,40 +63,6 @@ void vm_destroy(struct vm *vm)
 	watchdog_close(&vm->watchdog);
 	kvm_machine_close(&vm->km);
 	trace_free(&vm->trace);
-}
-
-/* An exit the guest made through port I/O: OUTL to a Rewind port, or INL of the seed, counter or
- * runtime port. */
-static void handle_io(struct vm *vm)
-{
-	struct kvm_run *run = vm->km.run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	uint32_t value = 0;
-
-	bool is_read = run->io.port == REWIND_PORT_SEED || run->io.port == REWIND_PORT_RUNTIME ||
-		       (run->io.port == REWIND_PORT_COUNTER && run->io.direction == KVM_EXIT_IO_IN);
-
-	if (is_read && run->io.direction == KVM_EXIT_IO_IN && run->io.size == 4 &&
-	    run->io.count == 1) {
-		if (run->io.port == REWIND_PORT_SEED)
-			value = ports_read_seed(vm);
-		else if (run->io.port == REWIND_PORT_COUNTER)
-			value = counter_read(vm);
-		else
-			value = runtime_call(vm);
-		memcpy(data, &value, sizeof(value));
-		return;
-	}
-	if (run->io.port < REWIND_PORT_BASE || run->io.port >= REWIND_PORT_END ||
-	    (run->io.port - REWIND_PORT_BASE) % 4 != 0 || is_read ||
-	    run->io.direction != KVM_EXIT_IO_OUT || run->io.size != 4 || run->io.count != 1) {
-		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
-			  run->io.direction == KVM_EXIT_IO_OUT ? "write" : "read", run->io.size,
-			  run->io.count, run->io.port);
-		return;
-	}
-	memcpy(&value, data, sizeof(value));
-	ports_handle(vm, run->io.port, value);
 }
 
 /*
@@ -168,9 +110,9 @@ static bool handle_exit(struct vm *vm, int reason)
 		vm->steps++;
 		vclock_step(&vm->clock);
 		ports_take_switches(vm);
-		if (vm->single_stepping)
+		if (vm->single_step.active)
 			single_step_check(vm);
-		handle_io(vm);
+		ports_io(vm);
 		break;
 	case KVM_EXIT_MMIO:
 		vm_finish(vm, VM_GUEST_FAULT, "MMIO %s at unbacked address %#llx",

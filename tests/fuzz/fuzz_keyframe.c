@@ -245,12 +245,12 @@ static int write_keyframe(const char *dir, const char *name, const uint8_t *page
 			copy[pages_set[i] * MEM_PAGE_SIZE + j] = (uint8_t)((j * 7 + i) & 0x7f);
 	}
 	kf.mem = (struct mem_snapshot){.copy = copy, .size = sizeof(copy)};
-	kf.vmm = (struct vmm_state){.clock = {.now_ns = step * QUANTUM, .quantum_ns = QUANTUM},
-				    .steps = step,
-				    .shared_gpa = MEM_PAGE_SIZE,
-				    .ready_step = step,
-				    .trace_len = writer.trace.len,
-				    .trace_count = writer.trace.count};
+	kf.vmm = (struct keyframe_vmm){
+		.clock = {.now_ns = step * QUANTUM, .quantum_ns = QUANTUM},
+		.steps = step,
+		.shared_gpa = MEM_PAGE_SIZE,
+		.ready_step = step,
+		.trace = {.len = writer.trace.len, .count = writer.trace.count}};
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return keyframe_file_write(path, &kf, &writer, &identity) < 0 ? -1 : 0;
 }

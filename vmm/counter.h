@@ -1,0 +1,93 @@
+/*
+ * The software counter of an instrumented job and its event log; see
+ * vmm/counter.c.
+ */
+#ifndef REWIND_COUNTER_H
+#define REWIND_COUNTER_H
+
+#include "vmm/schedule.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The software counter of an instrumented job (vmm/counter.c): basic blocks
+ * counted by the guest runtime, which reads REWIND_PORT_COUNTER each time
+ * the countdown the VMM handed out runs down.
+ */
+struct vm_counter {
+	bool started;	      /* the job's runtime made its first read */
+	uint64_t blocks;      /* blocks run up to the last read */
+	uint32_t armed;	      /* the countdown handed out at the last read */
+	uint64_t slice_start; /* blocks at the last preemption (time slice) */
+	/* the schedule's injections that act at events (preempt, demote) */
+	struct schedule_queue event_queue;
+	bool preempt_due;  /* the last read said preempt: the runtime's OUTL comes next */
+	uint32_t threads;  /* pct: thread priorities handed out so far */
+	uint32_t log_left; /* event log: events the real countdown has left */
+};
+
+/*
+ * The event log (vmm/counter.c): every schedule event of an instrumented
+ * job's run, on request (vm->event_log). A logged run is the same run as an
+ * unlogged one: the same steps, virtual time, injections and trace.
+ */
+struct vm_event {
+	uint64_t index; /* the event's number since the job's runtime started (1, 2, ...) */
+	uint32_t tid;	/* the guest thread that ran it (from the context-switch records) */
+	uint32_t what;	/* kind << 8 | size (include/rewind/abi.h), VM_EVENT_LANDED_* */
+	uint64_t pc;	/* the code address of the event */
+	uint64_t addr;	/* the data address (0: none) */
+	uint64_t value; /* the first min(size, 8) bytes at addr before the access; 0 if unmapped */
+	uint64_t after; /* VM_EVENT_AFTER: the same bytes when its thread's next event came (the
+			 * access had happened: a store's value, a landed load's) */
+};
+
+/*
+ * Set in a vm_event's `what` where a preemption or a priority change landed,
+ * before the event: its access happened when the thread ran again, after
+ * the events logged next up to that thread's next one (value is as of the
+ * landing).
+ */
+#define VM_EVENT_LANDED_PREEMPT	 (1u << 16)
+#define VM_EVENT_LANDED_PRIORITY (1u << 17)
+#define VM_EVENT_AFTER		 (1u << 18) /* `after` is known */
+#define VM_EVENT_THREADS	 64	    /* threads whose last event a log remembers */
+
+struct vm_event_log {
+	struct vm_event *at; /* cap entries, the caller's */
+	uint32_t cap, count;
+	uint64_t dropped; /* events past cap, not logged */
+	/* each thread's last logged event, whose `after` its next event fills in */
+	uint32_t last_tid[VM_EVENT_THREADS], last_at[VM_EVENT_THREADS], threads;
+};
+
+struct vm;
+
+/* A new execution of vm->schedule: the counter starts afresh, with its injections queued. */
+void counter_reset(struct vm *vm);
+
+/* The instrumented job's counter ran down (or starts): returns its next countdown. */
+uint32_t counter_read(struct vm *vm);
+
+/*
+ * Event log: a counter read at an event before the real countdown runs out
+ * logs the event and answers 1 in *answer; the exit is no step and moves
+ * nothing else. False for any other read (counter_read handles it).
+ */
+bool counter_read_unseen(struct vm *vm, uint32_t *answer);
+
+/* An event's `what` as a name: "read4", "write8", "atomic4", "sync", "block" ("?": unknown). */
+void counter_event_name(uint32_t what, char *name, size_t len);
+
+/*
+ * The runtime stored its countdown and asks for the preemption the last read
+ * announced (an OUTL on REWIND_PORT_COUNTER; value ignored).
+ */
+void counter_preempt(struct vm *vm, uint32_t value);
+
+/* The runtime says left of its countdown remain: the events run so far are counted. */
+void counter_settle(struct vm *vm, uint64_t left);
+
+#endif
