@@ -73,9 +73,9 @@ struct vm {
 	struct vm_counter counter;
 	struct vm_feedback feedback;
 	struct single_step single_step; /* preempt-insns (vmm/single_step.c) */
-	uint64_t progress;	  /* exits of any kind: what the watchdog watches */
-	struct watchdog watchdog; /* one thread for every vm_run, ended by vm_destroy */
-	char detail[256];	  /* human-readable outcome detail */
+	uint64_t progress;		/* exits of any kind: what the watchdog watches */
+	struct watchdog watchdog;	/* one thread for every vm_run, ended by vm_destroy */
+	char detail[256];		/* human-readable outcome detail */
 
 	/* the event log (vmm/counter.c): NULL, or every schedule event goes there */
 	struct vm_event_log *event_log;
