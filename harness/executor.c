@@ -1,6 +1,7 @@
 #include "harness/executor.h"
 
 #include "harness/job_start.h"
+#include "vmm/host_time.h"
 #include "vmm/inject.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/log.h"
@@ -18,14 +19,6 @@
  * the lowest priority and yields (a spinning thread must let the others run) */
 #define PCT_SLICE_EVENTS 200000u
 #define PROFILE_GRAIN	 4096u /* the profile run's countdowns: a read at least this often */
-
-static double seconds_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
-}
 
 /*
  * Why the guest never got ready: rewind-init's own words when it printed
@@ -105,7 +98,7 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 	ex->vm.cfg.wall_ms = cfg->wall_ms;
 	ex->vm.cfg.stuck_ms = cfg->run.stuck_ms;
 	ex->vm.cfg.output = cfg->output;
-	ex->boot_s = seconds_since(&start);
+	ex->boot_s = host_time_seconds_since(&start);
 	return rc;
 }
 

@@ -2,6 +2,7 @@
 
 #include "vmm/file.h"
 #include "vmm/log.h"
+#include "vmm/number.h"
 #include "vmm/size.h"
 
 #include <errno.h>
@@ -407,20 +408,6 @@ void job_free(struct harness_job *job)
 	memset(job, 0, sizeof(*job));
 }
 
-int job_parse_u64(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(text, &end, 0);
-	if (errno || end == text || *end || text[0] == '-' || *out < min || *out > max) {
-		rw_err("%s must be an integer in %llu..%llu, not '%s'", what,
-		       (unsigned long long)min, (unsigned long long)max, text);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* --mem: 64M..3G in whole MiB (artifacts record mem_mib); a bare number is MiB. */
 static int parse_mem(const char *text, uint64_t *bytes)
 {
@@ -465,7 +452,7 @@ int job_apply_option(struct harness_job *job, const char *option, const char *ar
 	case JOB_FIELD_MEM:
 		return parse_mem(arg, &job->run.mem_bytes);
 	case JOB_FIELD_U64:
-		return job_parse_u64(arg, what, f->min, f->max, job_field_u64(job, f));
+		return number_parse_u64(arg, what, f->min, f->max, job_field_u64(job, f));
 	case JOB_FIELD_COMMAND:
 	default:
 		rw_err("--%s is not a job option", option);

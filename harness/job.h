@@ -89,9 +89,6 @@ const struct job_field *job_field_of_flag(const char *flag);
  */
 int job_apply_option(struct harness_job *job, const char *option, const char *arg);
 
-/* An integer option in min..max ("--mem must be an integer in 64..3072, not 'x'"). */
-int job_parse_u64(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t *out);
-
 /* The job as an object that job_apply_json accepts. */
 cJSON *job_to_json(const struct harness_job *job);
 

@@ -9,7 +9,9 @@
 #include "mutators/schedule.h"
 #include "vmm/counter.h"
 #include "vmm/file.h"
+#include "vmm/host_time.h"
 #include "vmm/log.h"
+#include "vmm/number.h"
 #include "vmm/version.h"
 
 #include <getopt.h>
@@ -283,7 +285,8 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		c->progress_path = arg;
 		return 0;
 	case OPT_MAP_SIZE:
-		if (job_parse_u64(arg, "--map-size", COVERAGE_MIN_SIZE, COVERAGE_MAX_SIZE, &v) < 0)
+		if (number_parse_u64(arg, "--map-size", COVERAGE_MIN_SIZE, COVERAGE_MAX_SIZE, &v) <
+		    0)
 			return -EINVAL;
 		if (v & (v - 1)) {
 			rw_err("--map-size must be a power of two, not %llu",
@@ -309,9 +312,9 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		return 0;
 	case OPT_RANDOM:
 		c->mode = MODE_RANDOM;
-		return job_parse_u64(arg, "--random", 1, 1ull << 40, &c->random_execs);
+		return number_parse_u64(arg, "--random", 1, 1ull << 40, &c->random_execs);
 	case OPT_RANDOM_SEED:
-		return job_parse_u64(arg, "--random-seed", 0, UINT64_MAX, &c->random_seed);
+		return number_parse_u64(arg, "--random-seed", 0, UINT64_MAX, &c->random_seed);
 	case OPT_COUNTER:
 		c->random_mode = INPUT_MODE_COUNTER;
 		return 0;
@@ -319,7 +322,7 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		c->random_mode = INPUT_MODE_PCT;
 		return 0;
 	case OPT_SECONDS:
-		return job_parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);
+		return number_parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);
 	case OPT_TRUST:
 		c->trust = true;
 		return 0;
@@ -331,7 +334,7 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_BUNDLE:
 		return set_mode(c, MODE_BUNDLE, arg);
 	case OPT_REPEAT:
-		return job_parse_u64(arg, "--repeat", 1, 100000, &c->repeat);
+		return number_parse_u64(arg, "--repeat", 1, 100000, &c->repeat);
 	case OPT_JSON:
 		c->json = true;
 		return 0;
@@ -606,14 +609,6 @@ static int run_once(struct harness *h, const char *path, const char *trace_path,
 	return exec_class_is_failure(e.cls) ? STATUS_NOT_OK : STATUS_OK;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /*
  * Random search, the baseline coverage guidance is measured against: fresh
  * inputs from the search's base distribution (schedule_random: PCT samples
@@ -638,7 +633,7 @@ static int random_search(struct cli *c)
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (ran < c->random_execs && rc == STATUS_NOT_OK &&
-	       (!c->random_seconds || seconds_since(&t0) < (double)c->random_seconds)) {
+	       (!c->random_seconds || host_time_seconds_since(&t0) < (double)c->random_seconds)) {
 		struct harness_exec e;
 		uint8_t *out;
 		size_t len = schedule_random(m, c->random_mode, &out);
@@ -650,13 +645,14 @@ static int random_search(struct cli *c)
 		}
 		if (exec_class_is_failure(e.cls)) {
 			printf("random: first failure (%s) after %llu executions, %.1f s\n",
-			       exec_class_name(e.cls), (unsigned long long)ran, seconds_since(&t0));
+			       exec_class_name(e.cls), (unsigned long long)ran,
+			       host_time_seconds_since(&t0));
 			rc = STATUS_OK;
 		}
 	}
 	if (rc == STATUS_NOT_OK)
 		printf("random: no failure in %llu executions, %.1f s\n", (unsigned long long)ran,
-		       seconds_since(&t0));
+		       host_time_seconds_since(&t0));
 	executor_close(&h.ex);
 	afl_custom_deinit(m);
 	return rc;

@@ -8,6 +8,7 @@
 #include "reports/progress.h"
 #include "reports/slurm.h"
 #include "reports/worker.h"
+#include "vmm/host_time.h"
 #include "vmm/log.h"
 
 #include <errno.h>
@@ -316,14 +317,6 @@ static void install_stop_handlers(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static double elapsed_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Workers as child processes, progress every few seconds, stop on a signal. */
 static bool run_workers_here(const struct night *n)
 {
@@ -361,13 +354,13 @@ static bool run_workers_here(const struct night *n)
 					kill(pids[k], SIGTERM);
 			forwarded = interrupted = true;
 		}
-		if (elapsed_since(&t0) >= next) {
-			progress_print(&progress, n, elapsed_since(&t0));
+		if (host_time_seconds_since(&t0) >= next) {
+			progress_print(&progress, n, host_time_seconds_since(&t0));
 			next += PROGRESS_EVERY_S;
 		}
 		usleep(200 * 1000);
 	}
-	progress_print(&progress, n, elapsed_since(&t0));
+	progress_print(&progress, n, host_time_seconds_since(&t0));
 	return interrupted || stop_requested;
 }
 

@@ -4,6 +4,7 @@
 #include "reports/progress.h"
 #include "reports/spawn.h"
 #include "vmm/file.h"
+#include "vmm/host_time.h"
 #include "vmm/json_file.h"
 
 #include <dirent.h>
@@ -246,14 +247,6 @@ static void afl_failure(const char *log, char *out, size_t len)
 	free(data);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Counts the entries of afl's queue: the inputs it kept for new coverage. */
 static unsigned int queue_entries(const char *instance)
 {
@@ -297,7 +290,7 @@ static void take_sample(const struct sampler *sm, double t)
 static int wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
 		    volatile const sig_atomic_t *stop, bool *stopped)
 {
-	double start = now_s(), deadline = start + seconds + AFL_GRACE_S;
+	double start = host_time_seconds(), deadline = start + seconds + AFL_GRACE_S;
 	double next_sample = start + SAMPLE_EVERY_S;
 	int status, sent = 0;
 
@@ -305,20 +298,20 @@ static int wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
 		pid_t got = waitpid(pid, &status, WNOHANG);
 
 		if (got == pid) {
-			take_sample(sm, sm->offset + now_s() - start);
+			take_sample(sm, sm->offset + host_time_seconds() - start);
 			return status;
 		}
-		if (now_s() >= next_sample) {
-			take_sample(sm, sm->offset + now_s() - start);
+		if (host_time_seconds() >= next_sample) {
+			take_sample(sm, sm->offset + host_time_seconds() - start);
 			next_sample += SAMPLE_EVERY_S;
 		}
 		if (got < 0 && errno != EINTR)
 			return -1;
-		if ((*stop || now_s() > deadline) && sent < 2) {
+		if ((*stop || host_time_seconds() > deadline) && sent < 2) {
 			/* afl-fuzz saves its state on SIGINT; SIGKILL if it does not stop */
 			kill(pid, sent ? SIGKILL : SIGINT);
 			*stopped = *stopped || *stop;
-			deadline = now_s() + 30;
+			deadline = host_time_seconds() + 30;
 			sent++;
 		}
 		usleep(200 * 1000);
@@ -334,7 +327,7 @@ static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned
 	unsigned int left =
 		t->seconds > r->seconds_run ? t->seconds - (unsigned int)r->seconds_run : 1;
 	bool stopped = false;
-	double start = now_s();
+	double start = host_time_seconds();
 	pid_t pid;
 	int status;
 
@@ -352,7 +345,7 @@ static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned
 	snprintf(sm.samples, sizeof(sm.samples), "%.*s/" WORKER_SAMPLES_FMT,
 		 (int)(strlen(c.sync) - 4), c.sync, k);
 	status = wait_afl(pid, left, &sm, stop, &stopped);
-	r->seconds_run += now_s() - start;
+	r->seconds_run += host_time_seconds() - start;
 	read_afl_stats(instance, r);
 	if (stopped)
 		snprintf(r->state, sizeof(r->state), "interrupted");

@@ -1,6 +1,7 @@
 /* rewind: the deterministic VMM's command line. */
 #include "vmm/keyframe_file.h"
 #include "vmm/log.h"
+#include "vmm/number.h"
 #include "vmm/run.h"
 #include "vmm/size.h"
 #include "vmm/trace_dump.h"
@@ -77,19 +78,6 @@ static void usage(FILE *to)
 		DEFAULT_EPOCH_S, DEFAULT_STEP_BUDGET, DEFAULT_STUCK_MS);
 }
 
-static int parse_u64(const char *text, const char *what, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(text, &end, 0);
-	if (errno || end == text || *end || text[0] == '-') {
-		rw_err("%s must be a non-negative integer, not '%s'", what, text);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * --mem: a size from 64M to 3G, page-aligned; a bare number is MiB, as in
  * rewind-harness (one past 3072 is taken as bytes, as older scripts wrote it).
@@ -133,9 +121,9 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 {
 	switch (c) {
 	case 's':
-		return parse_u64(arg, "--seed", &opt->seed);
+		return number_parse_u64(arg, "--seed", 0, UINT64_MAX, &opt->seed);
 	case 'e':
-		return parse_u64(arg, "--epoch", &opt->epoch_s);
+		return number_parse_u64(arg, "--epoch", 0, UINT64_MAX, &opt->epoch_s);
 	case 'm':
 		return parse_mem(arg, &opt->mem_bytes);
 	case 'k':
@@ -148,9 +136,9 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 		opt->out_dir = arg;
 		return 0;
 	case 'b':
-		return parse_u64(arg, "--step-budget", &opt->step_budget);
+		return number_parse_u64(arg, "--step-budget", 0, UINT64_MAX, &opt->step_budget);
 	case 't':
-		return parse_u64(arg, "--stuck-ms", &opt->stuck_ms);
+		return number_parse_u64(arg, "--stuck-ms", 0, UINT64_MAX, &opt->stuck_ms);
 	case 'v':
 		opt->verbose = true;
 		rw_log.where = true;
@@ -159,7 +147,7 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 		opt->keyframe_path = arg;
 		return 0;
 	case 'r':
-		return parse_u64(arg, "--repeat", &opt->repeat);
+		return number_parse_u64(arg, "--repeat", 0, UINT64_MAX, &opt->repeat);
 	case 'a':
 		if (opt->add_count == RUN_MAX_ADDS) {
 			rw_err("at most %d --add options", RUN_MAX_ADDS);

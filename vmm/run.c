@@ -1,5 +1,6 @@
 #include "vmm/run.h"
 
+#include "vmm/host_time.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
 
@@ -40,14 +41,6 @@ static int exit_status_of(const struct vm *vm)
 	if (WIFEXITED(vm->job_status))
 		return WEXITSTATUS(vm->job_status);
 	return 128 + WTERMSIG(vm->job_status);
-}
-
-static double wall_seconds_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
 }
 
 static void print_summary(const struct vm *vm, const struct run_result *res)
@@ -122,10 +115,10 @@ static int repeat_from_keyframe(struct vm *vm, struct keyframe *kf, uint64_t rep
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		if (keyframe_restore(vm, kf) < 0)
 			return -EIO;
-		restore_s += wall_seconds_since(&start);
+		restore_s += host_time_seconds_since(&start);
 		pages += kf->mem.last_restored;
 		vm_run(vm);
-		total_s += wall_seconds_since(&start);
+		total_s += host_time_seconds_since(&start);
 		if (trace_hash(&vm->trace) != want) {
 			rw_err("repeat %llu from the keyframe gave trace %016llx, not %016llx",
 			       (unsigned long long)i + 1,
@@ -190,7 +183,7 @@ int run_job(const struct run_options *opt)
 	if (!rc) {
 		res.run_id = run_id(&in, opt, vm.cpu_model);
 		rc = boot_and_run(&vm, &in, opt);
-		res.wall_s = wall_seconds_since(&start);
+		res.wall_s = host_time_seconds_since(&start);
 		res.exit_status = rc ? RUN_STATUS_SETUP : exit_status_of(&vm);
 		if (!rc)
 			print_summary(&vm, &res);

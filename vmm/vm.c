@@ -4,6 +4,7 @@
 #include "vmm/counter.h"
 #include "vmm/cpuid.h"
 #include "vmm/feedback.h"
+#include "vmm/host_time.h"
 #include "vmm/inject.h"
 #include "vmm/lapic.h"
 #include "vmm/log.h"
@@ -156,17 +157,9 @@ static void report_stuck(struct vm *vm)
 		 (unsigned long long)rip, (unsigned long long)vm->cfg.stuck_ms);
 }
 
-static uint64_t monotonic_ms(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-}
-
 enum vm_outcome vm_run(struct vm *vm)
 {
-	uint64_t deadline_ms = vm->cfg.wall_ms ? monotonic_ms() + vm->cfg.wall_ms : 0;
+	uint64_t deadline_ms = vm->cfg.wall_ms ? host_time_ms() + vm->cfg.wall_ms : 0;
 	uint64_t clock = vm_stats_clock(&vm->km.stats);
 
 	if (watchdog_arm(&vm->watchdog, &vm->progress, vm->cfg.stuck_ms) < 0)
@@ -200,7 +193,7 @@ enum vm_outcome vm_run(struct vm *vm)
 					  (unsigned long long)vm->cfg.step_budget);
 			ports_fire_due_timer(vm);
 		}
-		if (deadline_ms && monotonic_ms() > deadline_ms)
+		if (deadline_ms && host_time_ms() > deadline_ms)
 			vm_finish(vm, VM_WALL_BUDGET, "wall budget of %llu ms exceeded",
 				  (unsigned long long)vm->cfg.wall_ms);
 	}
