@@ -33,6 +33,7 @@
 #define MAX_THREADS 16
 
 #include "tests/kvm/shell.h"
+#include "tests/kvm/trace_file.h"
 
 struct event {
 	uint64_t index;
@@ -358,29 +359,6 @@ static void test_pct_pass_logs_every_event(void **state)
 	free(log.at);
 }
 
-/* The preemptions the trace file at path records (TRACE_PREEMPT): event number and address. */
-static size_t preempts_in_trace(const char *path, uint64_t *events, uint64_t *pcs, size_t max)
-{
-	struct trace_iter it;
-	struct trace_record rec;
-	uint8_t *data;
-	size_t len, n = 0;
-
-	assert_int_equal(file_read_all(path, &data, &len), 0);
-	assert_true(len >= 8);
-	assert_memory_equal(data, TRACE_MAGIC, 8);
-	trace_iter_init(&it, data + 8, len - 8, 0);
-	while (trace_iter_next(&it, &rec, NULL)) {
-		if (rec.type == TRACE_PREEMPT && n < max) {
-			events[n] = rec.args[0];
-			pcs[n++] = rec.args[2];
-		}
-	}
-	assert_true(trace_iter_at_end(&it));
-	free(data);
-	return n;
-}
-
 /*
  * counter mode with two preemptions (and the default time slices): the
  * same run logged, and each preemption the trace records lands at the
@@ -404,7 +382,7 @@ static void test_counter_preemptions_land_at_logged_events(void **state)
 		assert_int_equal(log.count, events_of(line));
 	else
 		assert_true(log.count >= events_of(line));
-	n = preempts_in_trace(DIR "/preempt.trace", events, pcs, 64);
+	n = preempts_in_trace(DIR "/preempt.trace", events, NULL, pcs, 64);
 	assert_true(n >= 2);
 	assert_int_equal(events[0], 100);
 	assert_int_equal(events[1], 250);

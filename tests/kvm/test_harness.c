@@ -35,6 +35,7 @@
 #define ERR_FILE    DIR "/stderr.txt"
 
 #include "tests/kvm/shell.h"
+#include "tests/kvm/trace_file.h"
 
 /* The ledger's teller deposit at t = 40 ms journals at this step; a stall of
  * more than 10 ms there loses the auditor's deposit (see guest/ledger.c). */
@@ -260,34 +261,6 @@ static void test_each_injection_kind_changes_the_run(void **state)
 static void write_counter_input(const char *path, const char *injections)
 {
 	write_mode_input(path, "counter", injections);
-}
-
-/*
- * The preemptions the trace file at path records (TRACE_PREEMPT): at which
- * block, why (0 injection, 1 time slice) and the block's address.
- */
-static size_t preempts_in_trace(const char *path, uint64_t *blocks, uint64_t *why, uint64_t *pc,
-				size_t max)
-{
-	struct trace_iter it;
-	struct trace_record rec;
-	uint8_t *data;
-	size_t len, n = 0;
-
-	assert_int_equal(file_read_all(path, &data, &len), 0);
-	assert_true(len >= 8);
-	assert_memory_equal(data, TRACE_MAGIC, 8);
-	trace_iter_init(&it, data + 8, len - 8, 0);
-	while (trace_iter_next(&it, &rec, NULL)) {
-		if (rec.type == TRACE_PREEMPT && n < max) {
-			blocks[n] = rec.args[0];
-			pc[n] = rec.args[2];
-			why[n++] = rec.args[1];
-		}
-	}
-	assert_true(trace_iter_at_end(&it));
-	free(data);
-	return n;
 }
 
 /* The function of the guest program that holds the code address pc (addr2line). */
