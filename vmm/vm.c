@@ -108,20 +108,17 @@ static bool handle_exit(struct vm *vm, int reason)
 			vm->km.stats.unseen_reads++;
 			return false;
 		}
+		if (vm->single_step.active)
+			single_step_check(vm); /* a landing since the last step is of that step */
 		vm->steps++;
 		vclock_step(&vm->clock);
 		ports_take_switches(vm);
-		if (vm->single_step.active)
-			single_step_check(vm);
 		ports_io(vm);
 		break;
 	case KVM_EXIT_MMIO:
 		vm_finish(vm, VM_GUEST_FAULT, "MMIO %s at unbacked address %#llx",
 			  run->mmio.is_write ? "write" : "read",
 			  (unsigned long long)run->mmio.phys_addr);
-		break;
-	case KVM_EXIT_DEBUG: /* not a step: the guest did not ask for it */
-		single_step_exit(vm);
 		break;
 	case KVM_EXIT_SHUTDOWN:
 		vm_finish(vm, VM_GUEST_FAULT, "triple fault (shutdown)");

@@ -29,7 +29,7 @@
 #define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
 #define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
 #define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
-#define REWIND_ABI_VERSION     4u
+#define REWIND_ABI_VERSION     5u
 
 /*
  * Ports, 4 apart: a 32-bit access touches 4 byte ports, so ioperm(port, 4, 1)
@@ -128,15 +128,25 @@ enum rewind_power {
 	(1u << 2) /* the running task sleeps stall_ns when                                         \
 		     it next returns to user space */
 /*
- * Single-step the running user task: set TF in its saved user flags (and
- * TIF_FORCED_TF, so a child it forks does not inherit it) and write its
- * thread id to step_tid: 0 if the CPU was idle, in a kernel thread or in
- * init (Rewind's own, never stepped). The task then traps after every
- * user-mode instruction (entering the kernel clears TF, returning restores
- * it); the VMM intercepts the #DB traps, counts them and clears TF at the
- * landing. The guest never sees them.
+ * Preempt the running user task step_insns of its user-mode instructions
+ * from now (preempt-insns), counted in the guest: the kernel sets TF in
+ * the task's saved user flags unless the task set TF itself, counts the
+ * single-step traps in its #DB handler (the task never sees those of
+ * Rewind's TF; it keeps its own, through POPF, IRET and sigreturn), and at
+ * the count clears Rewind's TF, writes the landing's user address to
+ * step_pc and preempts the task. step_state says where it stands.
  */
 #define REWIND_PENDING_STEP (1u << 3)
+
+enum rewind_step_state {
+	REWIND_STEP_IDLE = 0,	  /* no landing asked for */
+	REWIND_STEP_ASKED = 1,	  /* the VMM raised REWIND_PENDING_STEP */
+	REWIND_STEP_COUNTING = 2, /* the guest counts the running task's instructions */
+	REWIND_STEP_LANDED = 3,	  /* counted to step_insns; the task was preempted */
+	/* nothing to count (the CPU was idle, in a kernel thread or in init), or
+	 * the task exited or exec'ed before the count */
+	REWIND_STEP_DROPPED = 4,
+};
 
 /* One context switch: the thread ids (0: idle) the CPU went from and to. */
 struct rewind_switch {
@@ -161,8 +171,12 @@ struct rewind_shared {
 	__u64 timer_deadline; /* absolute now_ns of the one-shot timer, 0 = none */
 	/* written by the VMM, read with REWIND_PENDING_STALL */
 	__u64 stall_ns;
-	/* written by the guest when it takes REWIND_PENDING_STEP */
-	__u32 step_tid;
+	/* preempt-insns: the VMM writes step_insns and REWIND_STEP_ASKED
+	 * before REWIND_PENDING_STEP, the guest the rest */
+	__u32 step_insns; /* user-mode instructions to count, at least 1 */
+	__u32 step_state; /* REWIND_STEP_* */
+	__u64 step_pc;	  /* the landing's user address (REWIND_STEP_LANDED) */
+	__u32 step_done;  /* instructions counted so far (guest) */
 	__u32 reserved0;
 	/*
 	 * Context switches, without an exit each: the guest writes record
@@ -175,7 +189,7 @@ struct rewind_shared {
 	__u32 switch_head; /* written by the guest */
 	__u32 switch_tail; /* written by the VMM */
 	struct rewind_switch switches[REWIND_SWITCH_RING];
-	__u8 reserved[4096 - 64 - 8 * REWIND_SWITCH_RING];
+	__u8 reserved[4096 - 80 - 8 * REWIND_SWITCH_RING];
 };
 
 /* Event records, handed over with REWIND_PORT_EVENT; the VMM stamps each with its step. */

@@ -1320,7 +1320,7 @@ static void test_one_shot_json_and_the_shared_vocabulary(void **state)
 	sh(HARNESS " --version", a);
 	expect_status(a, 0, NULL);
 	assert_true(strncmp(a->out, "rewind-harness 0.1.0 (commit ", 29) == 0);
-	assert_non_null(strstr(a->out, ")\nguest ABI 4\nCPU model rewind-"));
+	assert_non_null(strstr(a->out, ")\nguest ABI 5\nCPU model rewind-"));
 	assert_non_null(strstr(a->out, "/build/guest/bzImage (XXH3 0x"));
 }
 

@@ -8,6 +8,7 @@
  * fresh harness process replays as it always does. The VMM never crashes,
  * hangs or lets a case through that it must refuse.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,6 +27,7 @@
 #define EMPTY	 "corpus/ledger/empty" /* steps mode, no injections */
 
 #include "tests/kvm/shell.h"
+#include "tests/kvm/trace_file.h"
 
 /* One case's exact outcome: `rewind run` status and outcome, the harness class, and
  * for some the outcome's detail (both print it). */
@@ -227,6 +229,75 @@ static void test_each_case_has_its_exact_outcome(void **state)
 	}
 }
 
+/*
+ * The program's own trap flag under a single-step offset (preempt-insns):
+ * the guest kernel counts the instructions and tells its own traps from
+ * the program's, so all 100 SIGTRAPs still reach the program, its TF
+ * survives the landing, and the landing happens. Counted from a step in
+ * its traced loop (a SIGTRAP delivery: the count runs through the signal
+ * frames and sigreturns), and from the step before it sets TF (Rewind's TF
+ * first, then the program's own through its POPF). Before the count moved
+ * into the guest, the VMM took the traps and cleared TF at the landing:
+ * the program spun until the watchdog ended it.
+ */
+static void test_own_trap_flag_under_preempt_insns(void **state)
+{
+	static const struct {
+		const char *name;
+		unsigned int step, insns;
+	} counts[] = {
+		{"in-loop", 30, 7},	/* step 30: a SIGTRAP delivery (the 19th) */
+		{"before-tf", 11, 300}, /* step 11: its announcement, before the POPF */
+	};
+	struct run *r = new_run();
+	uint64_t from[2], why[2], pc[2];
+	char inj[128], path[128], cmd[512], want[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		snprintf(inj, sizeof(inj), "{\"step\":%u,\"kind\":\"preempt-insns\",\"insns\":%u}",
+			 counts[i].step, counts[i].insns);
+		snprintf(path, sizeof(path), DIR "/trap-flag-%s", counts[i].name);
+		write_mode_input(path, "steps", inj);
+		snprintf(cmd, sizeof(cmd),
+			 HARNESS " --trace %s.trace --stuck-ms 3000 --wall-ms 60000 %s -- "
+				 "/bin/hostile trap-flag",
+			 path, path);
+		sh(cmd, r);
+		if (r->status != 0 || !strstr(r->err, "rewind-harness: outcome pass at step") ||
+		    !strstr(r->out, "hostile: trap-flag: 100 traps, all delivered to the program"))
+			fail_msg(
+				"trap-flag with preempt-insns %u at step %u: status %d\nstdout:\n%s"
+				"\nstderr:\n%s",
+				counts[i].insns, counts[i].step, r->status, r->out, r->err);
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), ".trace");
+		assert_int_equal(preempts_in_trace(path, from, why, pc, 2), 1);
+		assert_int_equal(why[0], PREEMPT_WHY_INSNS);
+		/* the trace counts steps from boot; `rewind trace` from the job's start */
+		snprintf(cmd, sizeof(cmd), REWIND " trace --text %s", path);
+		sh(cmd, r);
+		snprintf(want, sizeof(want), " preempt    why=insns from_step=%u ", counts[i].step);
+		if (r->status != 0 || !strstr(r->out, want))
+			fail_msg("the trace has no '%s':\n%.4000s", want, r->out);
+		print_message("trap-flag, preempt-insns %u at step %u: 100 SIGTRAPs delivered, "
+			      "landed at %#" PRIx64 "\n",
+			      counts[i].insns, counts[i].step, pc[0]);
+
+		snprintf(cmd, sizeof(cmd),
+			 HARNESS " --replay " DIR "/trap-flag-%s --repeat 2 --stuck-ms 3000 "
+				 "--wall-ms 60000 -- /bin/hostile trap-flag",
+			 counts[i].name);
+		sh(cmd, r);
+		if (r->status != 1 ||
+		    !strstr(r->err,
+			    "rewind-harness: replay identical (same outcome and trace every "
+			    "time, 2 runs, trace 0x"))
+			fail_msg("trap-flag with preempt-insns at step %u, replayed twice: status "
+				 "%d\nstderr:\n%s",
+				 counts[i].step, r->status, r->err);
+	}
+}
+
 /* After every case: the default job, in a fresh harness process, replays as always. */
 static void test_a_normal_job_replays_after_them(void **state)
 {
@@ -249,8 +320,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_case_has_an_expected_outcome),
 		cmocka_unit_test(test_each_case_has_its_exact_outcome),
+		cmocka_unit_test(test_own_trap_flag_under_preempt_insns),
 		cmocka_unit_test(test_a_normal_job_replays_after_them),
 	};
 
+	if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='*trap_flag*' */
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests_name("hostile", tests, NULL, NULL);
 }
