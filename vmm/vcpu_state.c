@@ -19,6 +19,7 @@ static const uint32_t saved_msrs[] = {
 	0xc0000083, /* CSTAR */
 	0xc0000084, /* SYSCALL_MASK */
 	0xc0000102, /* KERNEL_GS_BASE */
+	0x4b564d04, /* KVM's paravirtual EOI (patch 0011): the guest sets it at boot */
 };
 
 #define MSR_COUNT (sizeof(saved_msrs) / sizeof(saved_msrs[0]))
@@ -77,11 +78,24 @@ static int msrs_save(int fd, struct vcpu_state *s)
 	return 0;
 }
 
+/*
+ * Only the MSRs of saved_msrs, whatever the state names: a keyframe file
+ * is untrusted, and one saved by another build may list others.
+ */
 static int msrs_load(int fd, const struct vcpu_state *s)
 {
 	struct msr_buffer buf = {.hdr.nmsrs = MSR_COUNT};
 
-	memcpy(buf.entries, s->msrs, sizeof(buf.entries));
+	for (size_t i = 0; i < MSR_COUNT; i++) {
+		if (s->msr_count != MSR_COUNT || s->msrs[i].index != saved_msrs[i]) {
+			rw_err("the saved vCPU state lists other MSRs than this build saves "
+			       "(%u, MSR %#x where %#x belongs): a keyframe of another build?",
+			       s->msr_count, s->msrs[i].index, saved_msrs[i]);
+			return -EINVAL;
+		}
+		buf.entries[i] =
+			(struct kvm_msr_entry){.index = saved_msrs[i], .data = s->msrs[i].data};
+	}
 	return msrs_ioctl(fd, KVM_SET_MSRS, &buf);
 }
 

@@ -374,12 +374,10 @@ static void damage_keyframe(const char *to, long truncate_to, long flip_at)
 
 /*
  * An edited keyframe whose checksums are made to match again: writes a copy
- * of KEYFRAME with the shared page's address replaced, re-sealed.
+ * of KEYFRAME with n bytes at offset at replaced, re-sealed.
  */
-static void reseal_keyframe_with_shared_gpa(const char *to, uint64_t gpa)
+static void reseal_keyframe_with(const char *to, size_t at, const void *bytes, size_t n)
 {
-	size_t at = sizeof(struct keyframe_file_header) + sizeof(struct vcpu_state) +
-		    offsetof(struct keyframe_file_vmm, shared_gpa);
 	struct keyframe_file_header h;
 	FILE *f = fopen(KEYFRAME, "rb");
 	uint8_t *data;
@@ -393,7 +391,7 @@ static void reseal_keyframe_with_shared_gpa(const char *to, uint64_t gpa)
 	assert_non_null(data);
 	assert_int_equal(fread(data, 1, (size_t)len, f), (size_t)len);
 	fclose(f);
-	memcpy(data + at, &gpa, sizeof(gpa));
+	memcpy(data + at, bytes, n);
 	memcpy(&h, data, sizeof(h));
 	h.payload_xxh3 = XXH3_64bits(data + sizeof(h), h.payload_len);
 	h.header_xxh3 = XXH3_64bits(&h, offsetof(struct keyframe_file_header, header_xxh3));
@@ -407,6 +405,8 @@ static void reseal_keyframe_with_shared_gpa(const char *to, uint64_t gpa)
 
 static void test_bad_keyframes_are_refused(void **state)
 {
+	const uint64_t gpa = 0xfffffffffffff000ull;
+	const uint32_t efer = 0xc0000080;
 	struct run *r = new_run();
 
 	(void)state;
@@ -429,10 +429,21 @@ static void test_bad_keyframes_are_refused(void **state)
 	assert_int_equal(r->status, 64);
 	assert_non_null(strstr(r->err, "belongs to other inputs"));
 	/* checksums made to match again: the fields themselves are checked */
-	reseal_keyframe_with_shared_gpa("build/test-runs/resealed.keyframe", 0xfffffffffffff000ull);
+	reseal_keyframe_with("build/test-runs/resealed.keyframe",
+			     sizeof(struct keyframe_file_header) + sizeof(struct vcpu_state) +
+				     offsetof(struct keyframe_file_vmm, shared_gpa),
+			     &gpa, sizeof(gpa));
 	rewind_run("--keyframe build/test-runs/resealed.keyframe -- /bin/hello", r);
 	assert_int_equal(r->status, 64);
 	assert_non_null(strstr(r->err, "its shared page is not a page of guest RAM"));
+	/* the vCPU state may not name MSRs of its own (EFER for SYSENTER_CS) */
+	reseal_keyframe_with("build/test-runs/msr.keyframe",
+			     sizeof(struct keyframe_file_header) +
+				     offsetof(struct vcpu_state, msrs[0].index),
+			     &efer, sizeof(efer));
+	rewind_run("--keyframe build/test-runs/msr.keyframe -- /bin/hello", r);
+	if (r->status == 0 || !strstr(r->err, "lists other MSRs than this build saves"))
+		fail_msg("a keyframe naming EFER among its MSRs: status %d\n%s", r->status, r->err);
 }
 
 #define TRACE_DIR     "build/scratch/trace"
