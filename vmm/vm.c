@@ -99,7 +99,7 @@ static bool handle_exit(struct vm *vm, int reason)
 {
 	struct kvm_run *run = vm->km.run;
 
-	/* the watchdog thread reads it: debug exits (single-stepping) count too */
+	/* the watchdog thread reads it: every exit is progress, steps or not */
 	__atomic_store_n(&vm->progress, vm->progress + 1, __ATOMIC_RELAXED);
 	switch (reason) {
 	case KVM_EXIT_IO:
