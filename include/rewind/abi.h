@@ -42,8 +42,9 @@ enum rewind_port {
 	REWIND_PORT_SHARED = REWIND_PORT(0),
 	/* value: gpa of a struct rewind_event (header + payload within one page) */
 	REWIND_PORT_EVENT = REWIND_PORT(1),
-	/* value ignored; the CPU is idle with interrupts disabled: the VMM jumps
-	 * virtual time to the armed timer and injects its interrupt */
+	/* value ignored; the CPU is idle: the VMM jumps virtual time to the
+	 * armed timer and injects its interrupt (interrupts are on at the exit
+	 * when none was pending, else off until the STI that follows) */
 	REWIND_PORT_IDLE = REWIND_PORT(2),
 	/* value ignored; a task called sched_yield() */
 	REWIND_PORT_YIELD = REWIND_PORT(3),
