@@ -86,11 +86,17 @@ static int msrs_load(int fd, const struct vcpu_state *s)
 {
 	struct msr_buffer buf = {.hdr.nmsrs = MSR_COUNT};
 
+	if (s->msr_count != MSR_COUNT) {
+		rw_err("the saved vCPU state lists %u MSRs where this build saves %zu: a keyframe "
+		       "of another build?",
+		       s->msr_count, MSR_COUNT);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < MSR_COUNT; i++) {
-		if (s->msr_count != MSR_COUNT || s->msrs[i].index != saved_msrs[i]) {
+		if (s->msrs[i].index != saved_msrs[i]) {
 			rw_err("the saved vCPU state lists other MSRs than this build saves "
-			       "(%u, MSR %#x where %#x belongs): a keyframe of another build?",
-			       s->msr_count, s->msrs[i].index, saved_msrs[i]);
+			       "(MSR %#x where %#x belongs): a keyframe of another build?",
+			       s->msrs[i].index, saved_msrs[i]);
 			return -EINVAL;
 		}
 		buf.entries[i] =
