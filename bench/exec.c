@@ -290,6 +290,10 @@ static const char *const port_names[VM_STATS_PORTS + 1] = {
 	"counter", "runtime", "11",   "12",    "13",	"14",	      "15",    "other",
 };
 
+static const char *const event_names[VM_STATS_EVENTS] = {
+	"?", "exec", "fork", "exit", "signal", "output", "console", "panic",
+};
+
 static void print_kvm_stats(const char *what, const struct kvm_stats *st, double n)
 {
 	int col = 0;
@@ -438,6 +442,18 @@ int main(int argc, char **argv)
 		       "%.1f us, the rest (guest code, est.) %.1f us\n",
 		       run_us, 100 * run_us / exec_us, all_exits, o.exit_ns / 1e3, exits_us,
 		       run_us - exits_us);
+		printf("    by the exit that ended it (us each; the raw exit included):");
+		for (int p = 0; p <= VM_STATS_PORTS; p++)
+			if (st->io_ports[p])
+				printf(" %s %.0f", port_names[p],
+				       (double)st->io_port_run_ns[p] / 1e3 /
+					       (double)st->io_ports[p]);
+		printf("\n    events by kind (per execution x us each):");
+		for (int e = 0; e < VM_STATS_EVENTS; e++)
+			if (st->events[e])
+				printf(" %s %.1f x %.0f", event_names[e], (double)st->events[e] / n,
+				       (double)st->event_run_ns[e] / 1e3 / (double)st->events[e]);
+		printf("\n");
 		printf("  time in the restore:  %10.1f us  (%.0f%%): dirty log %.1f, pages %.1f "
 		       "(%.2f us a page copied), vCPU state %.1f, VMM state %.1f\n",
 		       restore_us, 100 * restore_us / exec_us, dl_us, copy_us, restore_page_us,

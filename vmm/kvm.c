@@ -113,8 +113,10 @@ int kvm_machine_run(struct kvm_machine *m)
 	uint64_t start = vm_stats_clock(&m->stats);
 	int rc = ioctl(m->vcpu_fd, KVM_RUN, 0), err = errno;
 	uint32_t reason;
+	uint64_t before = m->stats.run_ns;
 
 	vm_stats_add_since(&m->stats, start, &m->stats.run_ns);
+	m->stats.last_run_ns = m->stats.run_ns - before;
 	m->stats.runs++;
 	if (rc < 0) {
 		if (err != EINTR)

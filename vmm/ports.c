@@ -70,6 +70,8 @@ static void port_event(struct vm *vm, uint32_t gpa)
 		vm_finish(vm, VM_GUEST_FAULT, "event record of unknown type %u", ev.type);
 		return;
 	}
+	vm->km.stats.events[ev.type]++; /* bench/exec: the guest work before each kind */
+	vm->km.stats.event_run_ns[ev.type] += vm->km.stats.last_run_ns;
 	rec = (struct trace_record){.step = vm->steps,
 				    .type = ev.type,
 				    .len = ev.len,

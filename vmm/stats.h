@@ -14,6 +14,7 @@
 
 #define VM_STATS_REASONS 48 /* KVM_EXIT_* counted one by one; any larger reason at the last */
 #define VM_STATS_PORTS	 16 /* Rewind ports, 4 apart from REWIND_PORT_BASE; others at the last */
+#define VM_STATS_EVENTS	 8  /* event records by type (REWIND_EV_EXEC .. REWIND_EV_PANIC) */
 
 struct vm_stats {
 	bool timing;	      /* read the clock around KVM_RUN and the restore's parts */
@@ -23,7 +24,11 @@ struct vm_stats {
 	uint64_t io_ports[VM_STATS_PORTS + 1]; /* KVM_EXIT_IO by Rewind port, then any other */
 	uint64_t unseen_reads;		       /* counter reads only the event log sees: no step */
 	uint64_t run_ns;		       /* timing: inside KVM_RUN */
-	uint64_t watchdog_ns;		       /* timing: starting and stopping the watchdog */
+	uint64_t last_run_ns;		       /* timing: the last KVM_RUN alone */
+	uint64_t io_port_run_ns[VM_STATS_PORTS + 1]; /* timing: KVM_RUN ended by each port */
+	uint64_t events[VM_STATS_EVENTS];	     /* event records by type */
+	uint64_t event_run_ns[VM_STATS_EVENTS];	     /* timing: KVM_RUN ended by each type */
+	uint64_t watchdog_ns; /* timing: starting and stopping the watchdog */
 	/* keyframe restores */
 	uint64_t restores;
 	uint64_t restore_pages;	      /* copied back: named by the dirty log (and changed) */

@@ -83,7 +83,7 @@ static bool unseen_counter_read(struct vm *vm)
 	return true;
 }
 
-/* bench/exec's count of port exits by Rewind port (vmm/stats.h). */
+/* bench/exec's count of port exits by Rewind port, and the guest time each ended (vmm/stats.h). */
 static void count_port(struct kvm_machine *km)
 {
 	uint16_t port = km->run->io.port;
@@ -91,7 +91,9 @@ static void count_port(struct kvm_machine *km)
 			      ? (port - REWIND_PORT_BASE) / 4
 			      : VM_STATS_PORTS;
 
-	km->stats.io_ports[at < VM_STATS_PORTS ? at : VM_STATS_PORTS]++;
+	at = at < VM_STATS_PORTS ? at : VM_STATS_PORTS;
+	km->stats.io_ports[at]++;
+	km->stats.io_port_run_ns[at] += km->stats.last_run_ns;
 }
 
 /* Returns false for an exit only the event log sees: no step, nothing else to do. */
