@@ -18,6 +18,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/random.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +228,7 @@ static bool prepare_job(struct job *job)
 }
 
 /*
- * The job's side of fork: no access to the Rewind ports (ioperm is inherited
+ * The job's side of start_job: no access to the Rewind ports (ioperm is inherited
  * across fork and execve), its own session, then the command.
  */
 static noreturn void exec_job(const struct job *job)
@@ -247,6 +249,25 @@ static noreturn void exec_job(const struct job *job)
 	_exit(err == ENOENT ? 127 : 126);
 }
 
+static int job_child(void *job)
+{
+	exec_job(job);
+}
+
+/*
+ * Starts the job as vfork() does: the child shares init's memory until its
+ * execve, so neither copies init's page tables nor takes copy-on-write
+ * faults (both were guest work in every execution, and half the pages an
+ * execution dirtied). Init is suspended until the child's execve or exit,
+ * so the child's errno and messages cannot race with it.
+ */
+static pid_t start_job(struct job *job)
+{
+	static char stack[16384] __attribute__((aligned(16)));
+
+	return clone(job_child, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, job);
+}
+
 /* Reaps every child, orphans included, until the job itself exits; its wait status. */
 static int reap_until(pid_t job_pid)
 {
@@ -263,7 +284,7 @@ static int reap_until(pid_t job_pid)
 	}
 }
 
-/* Reports the job's wait status to the VMM and powers off. */
+/* Reports the job's wait status: the VMM ends the run there. Elsewhere, powers off. */
 static noreturn void finish(int status)
 {
 	outl((unsigned int)status, REWIND_PORT_JOB_STATUS);
@@ -286,8 +307,7 @@ static void reseed_rng(void)
 		.info = {.entropy_count = REWIND_SEED_WORDS * 32, .buf_size = sizeof(seed.words)}};
 	int fd;
 
-	for (int i = 0; i < REWIND_SEED_WORDS; i++)
-		seed.words[i] = inl(REWIND_PORT_SEED);
+	insl(REWIND_PORT_SEED, seed.words, REWIND_SEED_WORDS); /* one exit for every word */
 	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		fatal_errno("open /dev/urandom");
@@ -321,10 +341,8 @@ int main(void)
 		finish(STATUS_MISSING);
 	outl(0, REWIND_PORT_READY);
 	reseed_rng();
-	pid = fork();
+	pid = start_job(&job);
 	if (pid < 0)
-		fatal_errno("fork of the job");
-	if (pid == 0)
-		exec_job(&job);
+		fatal_errno("start of the job");
 	finish(reap_until(pid));
 }

@@ -129,11 +129,8 @@ static void port_power(struct vm *vm, uint32_t how)
 	case REWIND_POWER_OFF:
 	case REWIND_POWER_HALT:
 	case REWIND_POWER_REBOOT:
-		if (vm->has_job_status)
-			vm_finish(vm, VM_EXITED, "job exited");
-		else
-			vm_finish(vm, VM_POWER_OFF,
-				  "the guest powered off (%u) before the job ended", how);
+		/* the job's status ends a run, so it has not come */
+		vm_finish(vm, VM_POWER_OFF, "the guest powered off (%u) before the job ended", how);
 		break;
 	default:
 		vm_finish(vm, VM_GUEST_FAULT, "unknown power request %u", how);
@@ -170,15 +167,24 @@ static void port_step(struct vm *vm, uint32_t value)
 	(void)value;
 }
 
+/*
+ * The job's status ends the run: what the guest would do after it (sync,
+ * power off) cannot change the outcome, and each execution would pay for
+ * it (two steps and the kernel's power-off path). Only init reports it: a
+ * job runs as root and can grant itself the port, but the context-switch
+ * records say which thread is on the CPU.
+ */
 static void port_job_status(struct vm *vm, uint32_t value)
 {
-	if (vm->has_job_status) {
-		vm_finish(vm, VM_GUEST_FAULT, "a second job status (%#x)", value);
+	if (vm->current_tid != 1) {
+		vm_finish(vm, VM_GUEST_FAULT, "job status %#x from thread %u, not from init", value,
+			  vm->current_tid);
 		return;
 	}
 	vm->job_status = (int)value;
 	vm->has_job_status = true;
 	vmm_record(vm, TRACE_JOB_STATUS, value);
+	vm_finish(vm, VM_EXITED, "job exited");
 }
 
 static void port_ready(struct vm *vm, uint32_t value)
@@ -194,7 +200,7 @@ static void port_ready(struct vm *vm, uint32_t value)
 	vmm_record(vm, TRACE_READY, 0);
 }
 
-/* The one INL of rewind-init: the next word of the execution seed. */
+/* rewind-init's one read (a REP INSL of every word): the next word of the execution seed. */
 static uint32_t port_seed(struct vm *vm)
 {
 	if (!vm->ready_step || vm->seed_words_read >= REWIND_SEED_WORDS) {
@@ -210,6 +216,7 @@ struct port_handlers {
 	uint32_t (*in)(struct vm *vm);
 	void (*out)(struct vm *vm, uint32_t value);
 	bool kernel_only; /* refused from user space (from_user) */
+	bool string_in;	  /* a REP INSL reads several words in one exit */
 };
 
 #define PORT_INDEX(port) (((port)-REWIND_PORT_BASE) / 4)
@@ -223,7 +230,7 @@ static const struct port_handlers port_table[PORT_INDEX(REWIND_PORT_END)] = {
 	[PORT_INDEX(REWIND_PORT_POWER)] = {.out = port_power, .kernel_only = true},
 	[PORT_INDEX(REWIND_PORT_JOB_STATUS)] = {.out = port_job_status},
 	[PORT_INDEX(REWIND_PORT_READY)] = {.out = port_ready},
-	[PORT_INDEX(REWIND_PORT_SEED)] = {.in = port_seed},
+	[PORT_INDEX(REWIND_PORT_SEED)] = {.in = port_seed, .string_in = true},
 	[PORT_INDEX(REWIND_PORT_SWITCHES)] = {.out = port_step}, /* ports_take_switches */
 	[PORT_INDEX(REWIND_PORT_COUNTER)] = {.in = counter_read, .out = counter_preempt},
 	[PORT_INDEX(REWIND_PORT_RUNTIME)] = {.in = runtime_call},
@@ -245,16 +252,20 @@ void ports_io(struct vm *vm)
 	bool out = run->io.direction == KVM_EXIT_IO_OUT;
 	uint32_t value = 0;
 
-	/* every call is one 32-bit access, in a direction the port has */
-	if (!h || run->io.size != 4 || run->io.count != 1 ||
-	    !(out ? h->out != NULL : h->in != NULL)) {
+	/* every call is 32-bit, in a direction the port has; several words at
+	 * once only where the port reads a string (KVM keeps them in the page) */
+	if (!h || run->io.size != 4 || !(out ? h->out != NULL : h->in != NULL) ||
+	    (run->io.count != 1 && (out || !h->string_in)) ||
+	    run->io.data_offset + (uint64_t)run->io.count * 4 > vm->km.run_size) {
 		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
 			  out ? "write" : "read", run->io.size, run->io.count, run->io.port);
 		return;
 	}
 	if (!out) {
-		value = h->in(vm);
-		memcpy(data, &value, sizeof(value));
+		for (uint32_t i = 0; i < run->io.count && vm->outcome == VM_RUNNING; i++) {
+			value = h->in(vm);
+			memcpy(data + i * sizeof(value), &value, sizeof(value));
+		}
 		return;
 	}
 	memcpy(&value, data, sizeof(value));

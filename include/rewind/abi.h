@@ -50,14 +50,16 @@ enum rewind_port {
 	REWIND_PORT_YIELD = REWIND_PORT(3),
 	/* value: enum rewind_power */
 	REWIND_PORT_POWER = REWIND_PORT(4),
-	/* value: the job's wait status (as from waitpid), from rewind-init */
+	/* value: the job's wait status (as from waitpid), from rewind-init; the
+	 * VMM ends the run here (nothing the guest does after can change it) */
 	REWIND_PORT_JOB_STATUS = REWIND_PORT(5),
 	/* value ignored; rewind-init booted and prepared the job (keyframe point) */
 	REWIND_PORT_READY = REWIND_PORT(6),
 	/* INL, the one read: the next 32-bit word of the execution seed. Right
-	 * after READY, rewind-init reads REWIND_SEED_WORDS of them and reseeds the
-	 * kernel RNG, so a run restored from the keyframe and a run booted from
-	 * scratch get the same randomness from the same seed */
+	 * after READY, rewind-init reads REWIND_SEED_WORDS of them with one REP
+	 * INSL (one exit, one step; the one port that takes a string) and
+	 * reseeds the kernel RNG, so a run restored from the keyframe and a run
+	 * booted from scratch get the same randomness from the same seed */
 	REWIND_PORT_SEED = REWIND_PORT(7),
 	/* value ignored; the context-switch ring in struct rewind_shared is
 	 * full: the VMM takes every record in it (switch_tail = switch_head) */

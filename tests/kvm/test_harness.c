@@ -39,7 +39,7 @@
 
 /* The ledger's teller deposit at t = 40 ms journals at this step; a stall of
  * more than 10 ms there loses the auditor's deposit (see guest/ledger.c). */
-#define LOST_UPDATE_STEP 21
+#define LOST_UPDATE_STEP 12
 
 static void expect_status(const struct run *r, int status, const char *in_err)
 {
@@ -320,7 +320,7 @@ static void test_counter_preemption_lands_exactly(void **state)
 /* --- single-step offsets (preempt-insns) ------------------------------------ */
 
 /* /bin/tally's worker announces itself at this step; its counting loop follows (guest/tally.c). */
-#define TALLY_WORKER_STEP 12
+#define TALLY_WORKER_STEP 5
 #define TALLY_MAX_INSNS	  30
 
 /* The instruction counts (preempt-insns) of the failures afl-showmap saved in dir. */
