@@ -286,7 +286,7 @@ static const char *const exit_names[VM_STATS_REASONS] = {
 };
 
 static const char *const port_names[VM_STATS_PORTS + 1] = {
-	"shared",  "event",   "idle", "yield", "power", "job-status", "ready", "seed",	"switches",
+	"shared",  "event",   "idle", "yield", "power", "job-status", "ready", "7",	"switches",
 	"counter", "runtime", "11",   "12",    "13",	"14",	      "15",    "other",
 };
 

@@ -4,14 +4,13 @@
  * unaligned and huge guest-physical addresses, the last page of guest RAM and
  * beyond it, forged event records with bad types and lengths, power states
  * that do not exist, a second READY), wrong access sizes and reads (outb,
- * outw, inb, inw, inl) to Rewind ports, accesses to unknown ports, a seed
- * read past the words rewind-init took, a counter write with no preemption
- * due, and the frame of a page-cache page of /bin/hello offered as the shared
- * page ("probe poison"). Other cases attack without ports: a flood of output,
- * the farthest timer deadline the guest kernel can arm, and the trap flag set
- * by the program itself. Each is announced on stdout first. The VMM should
- * end the run with its exact outcome (tests/kvm/test_hostile.c): a clear
- * "guest fault" at the first invalid call, and never be harmed.
+ * outw, inb, inw, inl) to Rewind ports, accesses to unknown ports (the
+ * seed's old port among them), a counter write with no preemption due, and the frame of a
+ * page-cache page of /bin/hello offered as the shared page ("probe poison"). Other cases attack
+ * without ports: a flood of output, the farthest timer deadline the guest kernel can arm, and the
+ * trap flag set by the program itself. Each is announced on stdout first. The VMM should end the
+ * run with its exact outcome (tests/kvm/test_hostile.c): a clear "guest fault" at the first invalid
+ * call, and never be harmed.
  *
  * usage: hostile [--force] [list | CASE...]
  * With no CASE, runs every case in order; "list" prints them. It refuses to
@@ -283,8 +282,8 @@ static void add_other_port_cases(struct case_list *l)
 	    "job status 0 while the job still runs, not from init");
 	add(l, "ready-again", OUT_L, REWIND_PORT_READY, 0, "a second READY, not from init");
 	add(l, "ready-garbage", OUT_L, REWIND_PORT_READY, 0xffffffff, "READY with 0xffffffff");
-	add(l, "seed-after-init", IN_L, REWIND_PORT_SEED, 0,
-	    "a seed read past the 8 words rewind-init took after READY");
+	add(l, "old-seed-port", IN_L, REWIND_PORT(7), 0,
+	    "a read of port 7, the seed's until ABI 5 (the seed is in memory now)");
 	add(l, "counter-write", OUT_L, REWIND_PORT_COUNTER, 0,
 	    "a counter write with no preemption due");
 }

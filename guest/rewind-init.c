@@ -4,7 +4,8 @@
  * Mounts the kernel filesystems, makes /dev/console its stdin/stdout/stderr,
  * reads the job (/rewind/job: argv; optional /rewind/env: environment) from
  * the archive the VMM appends, checks the job's command, tells the VMM it is
- * ready (REWIND_PORT_READY: the keyframe point, right before fork), runs the
+ * ready (REWIND_PORT_READY: the keyframe point, right before fork; it names
+ * the buffer the VMM writes the execution seed into), runs the
  * job in its own session, reaps every child (orphans too) until the job
  * exits, reports the job's raw wait status (REWIND_PORT_JOB_STATUS) and
  * powers off. A job that cannot be prepared is reported as exit code 127
@@ -294,21 +295,22 @@ static noreturn void finish(int status)
 }
 
 /*
- * The execution seed enters here, after the keyframe point: the kernel RNG
- * is reseeded from it before the job exists, so the job's randomness (and
- * ASLR) is the same whether the guest booted or was restored.
+ * The execution seed: the VMM writes it here at READY and at every restore
+ * of the keyframe (READY names this buffer), so it enters after the
+ * keyframe point without an exit of its own. The kernel RNG is reseeded
+ * from it before the job exists, so the job's randomness (and ASLR) is the
+ * same whether the guest booted or was restored.
  */
+static struct {
+	struct rand_pool_info info;
+	uint32_t words[REWIND_SEED_WORDS];
+} seed __attribute__((aligned(64))) = {
+	.info = {.entropy_count = REWIND_SEED_WORDS * 32, .buf_size = sizeof(seed.words)}};
+
 static void reseed_rng(void)
 {
-	struct {
-		struct rand_pool_info info;
-		uint32_t words[REWIND_SEED_WORDS];
-	} seed = {
-		.info = {.entropy_count = REWIND_SEED_WORDS * 32, .buf_size = sizeof(seed.words)}};
-	int fd;
+	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
 
-	insl(REWIND_PORT_SEED, seed.words, REWIND_SEED_WORDS); /* one exit for every word */
-	fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		fatal_errno("open /dev/urandom");
 	if (ioctl(fd, RNDADDENTROPY, &seed) < 0)
@@ -339,7 +341,10 @@ int main(void)
 		fatal_errno("ioperm of the Rewind ports (kernel needs CONFIG_X86_IOPL_IOPERM)");
 	if (!prepare_job(&job))
 		finish(STATUS_MISSING);
-	outl(0, REWIND_PORT_READY);
+	/* written once so that its page is present and private when the VMM
+	 * looks it up; a static binary below 4 GiB: the address fits 32 bits */
+	memset(seed.words, 0, sizeof(seed.words));
+	outl((unsigned int)(uintptr_t)seed.words, REWIND_PORT_READY);
 	reseed_rng();
 	pid = start_job(&job);
 	if (pid < 0)

@@ -119,11 +119,11 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 
 	ex->sorted = input->schedule;
 	schedule_sort(&ex->sorted);
+	run_derive_seed(input->seed, vm->cfg.exec_seed); /* the restore puts it in the guest */
 	if (keyframe_restore(vm, &ex->kf) < 0) {
 		rw_err("cannot restore the keyframe");
 		return -EIO;
 	}
-	run_derive_seed(input->seed, vm->cfg.exec_seed);
 	inject_set_schedule(vm, &ex->sorted);
 	/* counter and pct modes count events, with time slices; otherwise the runtime stops */
 	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER || input->mode == INPUT_MODE_PCT;

@@ -2,6 +2,7 @@
 
 #include "vmm/inject.h"
 #include "vmm/log.h"
+#include "vmm/seed.h"
 
 #include <string.h>
 
@@ -26,7 +27,7 @@ static void save_vmm(const struct vm *vm, struct keyframe_vmm *s)
 	s->steps = vm->steps;
 	s->shared_gpa = vm->shared_gpa;
 	s->ready_step = vm->ready_step;
-	s->seed_words_read = vm->seed_words_read;
+	s->seed_gpa = vm->seed_gpa;
 	s->trace.len = vm->trace.len;
 	s->trace.count = vm->trace.count;
 	XXH3_copyState(s->trace.hash, vm->trace.hash);
@@ -39,7 +40,7 @@ static void load_vmm(struct vm *vm, const struct keyframe_vmm *s)
 	vm->steps = s->steps;
 	vm->shared_gpa = s->shared_gpa;
 	vm->ready_step = s->ready_step;
-	vm->seed_words_read = s->seed_words_read;
+	vm->seed_gpa = s->seed_gpa;
 	vm->trace.len = s->trace.len;
 	vm->trace.count = s->trace.count;
 	XXH3_copyState(vm->trace.hash, s->trace.hash);
@@ -87,6 +88,7 @@ int keyframe_restore(struct vm *vm, struct keyframe *kf)
 		return -EIO;
 	clock = vm_stats_add_since(st, clock, &st->vcpu_ns);
 	load_vmm(vm, &kf->vmm);
+	seed_put(vm); /* this execution's seed, where rewind-init reads it after READY */
 	start_execution(vm);
 	vm_stats_add_since(st, clock, &st->vmm_ns);
 	st->restores++;

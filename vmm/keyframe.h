@@ -30,7 +30,7 @@ struct keyframe_vmm {
 	uint64_t steps;
 	uint64_t shared_gpa;
 	uint64_t ready_step;
-	unsigned int seed_words_read;
+	uint64_t seed_gpa; /* rewind-init's seed buffer (vmm/seed.c) */
 	struct keyframe_trace trace;
 };
 

@@ -4,6 +4,7 @@
 
 #include "vmm/file.h"
 #include "vmm/log.h"
+#include "vmm/seed.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static uint64_t write_payload(FILE *f, const struct keyframe *kf, const struct v
 		.steps = kf->vmm.steps,
 		.shared_gpa = kf->vmm.shared_gpa,
 		.ready_step = kf->vmm.ready_step,
+		.seed_gpa = kf->vmm.seed_gpa,
 		.trace_len = kf->vmm.trace.len,
 		.trace_count = kf->vmm.trace.count,
 	};
@@ -215,6 +217,8 @@ static bool vmm_fields_valid(const struct vm *vm, const struct keyframe_file_vmm
 		bad = "its shared page is not a page of guest RAM";
 	else if (!v->ready_step || v->ready_step != v->steps)
 		bad = "it was not taken at READY";
+	else if (!seed_gpa_valid(&vm->km, v->seed_gpa, v->shared_gpa))
+		bad = "its seed buffer is not in one page of guest RAM";
 	else if (v->clock.quantum_ns != vm->clock.quantum_ns)
 		bad = "its clock runs at another quantum";
 	else if (v->trace_len > VM_TRACE_MAX_DEFAULT ||
@@ -241,6 +245,7 @@ static int load_payload(struct vm *vm, struct cursor *c, struct vcpu_state *vcpu
 	vm->steps = v.steps;
 	vm->shared_gpa = v.shared_gpa;
 	vm->ready_step = v.ready_step;
+	vm->seed_gpa = v.seed_gpa;
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 #include "vmm/keyframe.h"
 
 #define KEYFRAME_MAGIC	  "RWKEYFR1"
-#define KEYFRAME_VERSION  1
+#define KEYFRAME_VERSION  2	       /* 2: the seed buffer (seed_gpa) */
 #define KEYFRAME_FILE_MAX (4ull << 30) /* the guest's RAM (3 GiB at most) and its trace */
 
 /* What a keyframe belongs to: a restore with other inputs would be another run. */
@@ -46,6 +46,7 @@ struct keyframe_file_vmm {
 	uint64_t steps;
 	uint64_t shared_gpa;
 	uint64_t ready_step;
+	uint64_t seed_gpa;
 	uint64_t trace_len;
 	uint64_t trace_count;
 };

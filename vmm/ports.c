@@ -6,6 +6,7 @@
 #include "vmm/guest_mem.h"
 #include "vmm/ports_shared.h"
 #include "vmm/runtime_calls.h"
+#include "vmm/seed.h"
 #include "vmm/vm.h"
 
 #include <errno.h>
@@ -187,28 +188,20 @@ static void port_job_status(struct vm *vm, uint32_t value)
 	vm_finish(vm, VM_EXITED, "job exited");
 }
 
+/* value: rewind-init's seed buffer, which gets the execution's seed now and at every restore */
 static void port_ready(struct vm *vm, uint32_t value)
 {
-	(void)value; /* ignored (the ABI) */
 	if (vm->ready_step) {
 		vm_finish(vm, VM_GUEST_FAULT, "a second READY (the job started at step %llu)",
 			  (unsigned long long)vm->ready_step);
 		return;
 	}
+	if (!seed_locate(vm, value))
+		return;
+	seed_put(vm);
 	vm->ready_step = vm->steps;
 	vm->paused = vm->cfg.stop_at_ready;
 	vmm_record(vm, TRACE_READY, 0);
-}
-
-/* rewind-init's one read (a REP INSL of every word): the next word of the execution seed. */
-static uint32_t port_seed(struct vm *vm)
-{
-	if (!vm->ready_step || vm->seed_words_read >= REWIND_SEED_WORDS) {
-		vm_finish(vm, VM_GUEST_FAULT, "seed read %u outside the %d words after READY",
-			  vm->seed_words_read, REWIND_SEED_WORDS);
-		return 0;
-	}
-	return vm->cfg.exec_seed[vm->seed_words_read++];
 }
 
 /* One port's handlers: an INL's answer, an OUTL's value; NULL: that direction is refused. */
@@ -216,7 +209,6 @@ struct port_handlers {
 	uint32_t (*in)(struct vm *vm);
 	void (*out)(struct vm *vm, uint32_t value);
 	bool kernel_only; /* refused from user space (from_user) */
-	bool string_in;	  /* a REP INSL reads several words in one exit */
 };
 
 #define PORT_INDEX(port) (((port)-REWIND_PORT_BASE) / 4)
@@ -230,7 +222,6 @@ static const struct port_handlers port_table[PORT_INDEX(REWIND_PORT_END)] = {
 	[PORT_INDEX(REWIND_PORT_POWER)] = {.out = port_power, .kernel_only = true},
 	[PORT_INDEX(REWIND_PORT_JOB_STATUS)] = {.out = port_job_status},
 	[PORT_INDEX(REWIND_PORT_READY)] = {.out = port_ready},
-	[PORT_INDEX(REWIND_PORT_SEED)] = {.in = port_seed, .string_in = true},
 	[PORT_INDEX(REWIND_PORT_SWITCHES)] = {.out = port_step}, /* ports_take_switches */
 	[PORT_INDEX(REWIND_PORT_COUNTER)] = {.in = counter_read, .out = counter_preempt},
 	[PORT_INDEX(REWIND_PORT_RUNTIME)] = {.in = runtime_call},
@@ -252,20 +243,17 @@ void ports_io(struct vm *vm)
 	bool out = run->io.direction == KVM_EXIT_IO_OUT;
 	uint32_t value = 0;
 
-	/* every call is 32-bit, in a direction the port has; several words at
-	 * once only where the port reads a string (KVM keeps them in the page) */
+	/* every call is one 32-bit access, in a direction the port has (KVM
+	 * keeps the word in the kvm_run page) */
 	if (!h || run->io.size != 4 || !(out ? h->out != NULL : h->in != NULL) ||
-	    (run->io.count != 1 && (out || !h->string_in)) ||
-	    run->io.data_offset + (uint64_t)run->io.count * 4 > vm->km.run_size) {
+	    run->io.count != 1 || run->io.data_offset + 4ull > vm->km.run_size) {
 		vm_finish(vm, VM_GUEST_FAULT, "%s of %u byte(s) x%u at unknown port %#x",
 			  out ? "write" : "read", run->io.size, run->io.count, run->io.port);
 		return;
 	}
 	if (!out) {
-		for (uint32_t i = 0; i < run->io.count && vm->outcome == VM_RUNNING; i++) {
-			value = h->in(vm);
-			memcpy(data + i * sizeof(value), &value, sizeof(value));
-		}
+		value = h->in(vm);
+		memcpy(data, &value, sizeof(value));
 		return;
 	}
 	memcpy(&value, data, sizeof(value));

@@ -3,6 +3,7 @@
 #include "vmm/host_time.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
+#include "vmm/seed.h"
 
 #include "vmm/boot.h"
 #include "vmm/file.h"
@@ -97,6 +98,7 @@ static int restore_from_file(struct vm *vm, const struct run_inputs *in, const c
 	keyframe_identity_of(in, vm, &id);
 	if (keyframe_file_load(path, vm, &id) < 0)
 		return -EINVAL;
+	seed_put(vm); /* the file holds its writer's seed; this run has its own */
 	return keyframe_capture(vm, kf);
 }
 

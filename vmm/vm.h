@@ -41,7 +41,7 @@ struct vm_config {
 	uint64_t trace_max;	/* trace bytes allowed (0: VM_TRACE_MAX_DEFAULT) */
 	FILE *output;		/* guest program output goes here as it happens */
 	FILE *console;		/* kernel console text goes here (NULL: kept in trace only) */
-	uint32_t exec_seed[REWIND_SEED_WORDS]; /* read by the guest after READY */
+	uint32_t exec_seed[REWIND_SEED_WORDS]; /* written into the guest at READY (vmm/seed.c) */
 	bool stop_at_ready;		       /* vm_run returns at READY (for a keyframe) */
 	bool track_dirty;		       /* dirty logging on guest RAM, for keyframes */
 };
@@ -60,8 +60,8 @@ struct vm {
 	int job_status; /* valid if has_job_status */
 	bool has_job_status;
 	uint64_t ready_step; /* 0 until rewind-init says ready */
-	unsigned int seed_words_read;
-	bool paused; /* stopped at READY for a keyframe; vm_run resumes */
+	uint64_t seed_gpa;   /* rewind-init's seed buffer, named at READY (vmm/seed.c) */
+	bool paused;	     /* stopped at READY for a keyframe; vm_run resumes */
 	/* the execution's injections (sorted by step), see vmm/inject.c */
 	const struct schedule *schedule;
 	struct schedule_queue step_queue; /* its injections that act at steps */

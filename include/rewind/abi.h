@@ -8,8 +8,8 @@
  * REWIND_ABI_VERSION in EAX.
  *
  * Calls: 32-bit port I/O on the ports below. Most are writes (OUTL of a
- * value); three are reads (INL): REWIND_PORT_SEED, REWIND_PORT_COUNTER and
- * REWIND_PORT_RUNTIME. REWIND_PORT_COUNTER takes both (the runtime's
+ * value); two are reads (INL): REWIND_PORT_COUNTER and REWIND_PORT_RUNTIME.
+ * REWIND_PORT_COUNTER takes both (the runtime's
  * preemption request is an OUTL). The VMM refuses other sizes and any other
  * direction as a guest fault. Every such access is one "step".
  * Who uses them: the guest kernel, rewind-init (user space, which drops its
@@ -29,7 +29,7 @@
 #define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
 #define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
 #define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
-#define REWIND_ABI_VERSION     5u
+#define REWIND_ABI_VERSION     6u
 
 /*
  * Ports, 4 apart: a 32-bit access touches 4 byte ports, so ioperm(port, 4, 1)
@@ -53,14 +53,16 @@ enum rewind_port {
 	/* value: the job's wait status (as from waitpid), from rewind-init; the
 	 * VMM ends the run here (nothing the guest does after can change it) */
 	REWIND_PORT_JOB_STATUS = REWIND_PORT(5),
-	/* value ignored; rewind-init booted and prepared the job (keyframe point) */
+	/* value: the user address of rewind-init's seed buffer (REWIND_SEED_WORDS
+	 * 32-bit words, 4-byte aligned, within one resident page);
+	 * rewind-init booted and prepared the job (the keyframe point). The
+	 * VMM writes the execution's seed there before the guest runs on, at
+	 * this exit and at every restore of the keyframe, and rewind-init
+	 * reseeds the kernel RNG from it: a run restored from the keyframe
+	 * and a run booted from scratch get the same randomness from the same
+	 * seed, and the seed costs no exit of its own */
 	REWIND_PORT_READY = REWIND_PORT(6),
-	/* INL, the one read: the next 32-bit word of the execution seed. Right
-	 * after READY, rewind-init reads REWIND_SEED_WORDS of them with one REP
-	 * INSL (one exit, one step; the one port that takes a string) and
-	 * reseeds the kernel RNG, so a run restored from the keyframe and a run
-	 * booted from scratch get the same randomness from the same seed */
-	REWIND_PORT_SEED = REWIND_PORT(7),
+	/* 7: no port (the seed's read until ABI 5); an access is a guest fault */
 	/* value ignored; the context-switch ring in struct rewind_shared is
 	 * full: the VMM takes every record in it (switch_tail = switch_head) */
 	REWIND_PORT_SWITCHES = REWIND_PORT(8),

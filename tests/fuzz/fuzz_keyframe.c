@@ -25,6 +25,7 @@
 
 #include "tests/fuzz/fuzz.h"
 #include "vmm/keyframe_file.h"
+#include "vmm/seed.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,7 +67,7 @@ static void vm_reset(void)
 	vm.km.ram_size = sizeof(ram);
 	vm.km.vcpu_fd = -1;
 	vm.clock = (struct vclock){.quantum_ns = QUANTUM};
-	vm.steps = vm.shared_gpa = vm.ready_step = 0;
+	vm.steps = vm.shared_gpa = vm.ready_step = vm.seed_gpa = 0;
 	trace_restore(&vm.trace, NULL, 0, 0);
 }
 
@@ -145,7 +146,8 @@ static void check_loaded(const uint8_t *data, size_t len, const struct vcpu_stat
 	if (vm.clock.now_ns != v.clock.now_ns || vm.clock.quantum_ns != QUANTUM ||
 	    v.clock.quantum_ns != QUANTUM || vm.steps != v.steps || vm.ready_step != v.ready_step ||
 	    !vm.ready_step || vm.steps != vm.ready_step || vm.shared_gpa != v.shared_gpa ||
-	    !vm.shared_gpa || vm.shared_gpa % MEM_PAGE_SIZE || vm.shared_gpa >= sizeof(ram))
+	    !vm.shared_gpa || vm.shared_gpa % MEM_PAGE_SIZE || vm.shared_gpa >= sizeof(ram) ||
+	    vm.seed_gpa != v.seed_gpa || !seed_gpa_valid(&vm.km, vm.seed_gpa, vm.shared_gpa))
 		fuzz_die("keyframe_file_parse",
 			 "the VMM state differs from the file's or is invalid");
 	if (v.trace_len > len - at)
@@ -250,6 +252,7 @@ static int write_keyframe(const char *dir, const char *name, const uint8_t *page
 		.steps = step,
 		.shared_gpa = MEM_PAGE_SIZE,
 		.ready_step = step,
+		.seed_gpa = 2 * MEM_PAGE_SIZE + 0x48,
 		.trace = {.len = writer.trace.len, .count = writer.trace.count}};
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return keyframe_file_write(path, &kf, &writer, &identity) < 0 ? -1 : 0;

@@ -50,8 +50,8 @@ struct expected {
  * Every invalid call is a guest fault at that call: user space writing the
  * kernel's ports (SHARED, POWER: any pfn, the probe-poison page-cache page
  * included), bad event records, a second READY, a job status not from init
- * (the job is root and can grant itself the port), a seed read
- * past the 8 words after READY, a counter write with no preemption due,
+ * (the job is root and can grant itself the port), a read of the seed's
+ * old port (no port since ABI 6), a counter write with no preemption due,
  * wrong sizes, reads and unknown ports. Harmless by the ABI: records that
  * cross a page end (guest RAM is contiguous), IDLE or YIELD from user space
  * (they only move the clock), the program's own trap flag. A flood of
@@ -88,7 +88,7 @@ static const struct expected cases[] = {
 	{"job-status-early", JOB_WROTE_STATUS},
 	{"ready-again", FAULT},
 	{"ready-garbage", FAULT},
-	{"seed-after-init", FAULT_BECAUSE("(seed read 8 outside the 8 words after READY)")},
+	{"old-seed-port", FAULT_BECAUSE("(read of 4 byte(s) x1 at unknown port 0x521c)")},
 	{"counter-write", FAULT_BECAUSE("(counter write without a preemption due)")},
 	{"inl-ready", FAULT},
 	{"inb-shared", FAULT},
@@ -248,8 +248,8 @@ static void test_own_trap_flag_under_preempt_insns(void **state)
 		const char *name;
 		unsigned int step, insns;
 	} counts[] = {
-		{"in-loop", 23, 7},    /* step 23: a SIGTRAP delivery (the 19th) */
-		{"before-tf", 4, 300}, /* step 4: its announcement, before the POPF */
+		{"in-loop", 22, 7},    /* step 22: a SIGTRAP delivery (the 19th) */
+		{"before-tf", 3, 300}, /* step 3: its announcement, before the POPF */
 	};
 	struct run *r = new_run();
 	uint64_t from[2], why[2], pc[2];
