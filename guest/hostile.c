@@ -5,12 +5,13 @@
  * beyond it, forged event records with bad types and lengths, power states
  * that do not exist, a second READY), wrong access sizes and reads (outb,
  * outw, inb, inw, inl) to Rewind ports, accesses to unknown ports (the
- * seed's old port among them), a counter write with no preemption due, and the frame of a
- * page-cache page of /bin/hello offered as the shared page ("probe poison"). Other cases attack
- * without ports: a flood of output, the farthest timer deadline the guest kernel can arm, and the
- * trap flag set by the program itself. Each is announced on stdout first. The VMM should end the
- * run with its exact outcome (tests/kvm/test_hostile.c): a clear "guest fault" at the first invalid
- * call, and never be harmed.
+ * seed's old port among them), a counter write with no preemption due, and
+ * the frame of a page-cache page of /bin/hello offered as the shared page
+ * ("probe poison"). Other cases attack without ports: a flood of output,
+ * the farthest timer deadline the guest kernel can arm, and the trap flag
+ * set by the program itself. Each is announced on stdout first. The VMM
+ * should end the run with its exact outcome (tests/kvm/test_hostile.c): a
+ * clear "guest fault" at the first invalid call, and never be harmed.
  *
  * usage: hostile [--force] [list | CASE...]
  * With no CASE, runs every case in order; "list" prints them. It refuses to

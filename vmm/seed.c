@@ -11,7 +11,7 @@ bool seed_locate(struct vm *vm, uint32_t gva)
 	struct kvm_translation tr = {.linear_address = gva};
 
 	/* one page, so one translation covers the whole buffer */
-	if (gva % 4 || gva % SEED_PAGE_BYTES > SEED_PAGE_BYTES - SEED_BYTES) {
+	if (gva % 4 || gva % MEM_PAGE_SIZE > MEM_PAGE_SIZE - SEED_BYTES) {
 		vm_finish(vm, VM_GUEST_FAULT,
 			  "READY names the seed buffer %#x, which is unaligned or crosses a page",
 			  gva);

@@ -8,14 +8,14 @@
 
 #include "rewind/abi.h"
 #include "vmm/guest_mem.h"
+#include "vmm/mem_snapshot.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct vm;
 
-#define SEED_BYTES	(REWIND_SEED_WORDS * 4u)
-#define SEED_PAGE_BYTES 4096u
+#define SEED_BYTES (REWIND_SEED_WORDS * 4u)
 
 /*
  * Finds the guest-physical address of the user buffer at gva (a READY's
@@ -30,8 +30,8 @@ void seed_put(struct vm *vm);
 /* Whether gpa can hold the seed: within one page of RAM, aligned, not the shared page. */
 static inline bool seed_gpa_valid(const struct kvm_machine *m, uint64_t gpa, uint64_t shared_gpa)
 {
-	return gpa && gpa % 4 == 0 && gpa % SEED_PAGE_BYTES <= SEED_PAGE_BYTES - SEED_BYTES &&
-	       gpa / SEED_PAGE_BYTES != shared_gpa / SEED_PAGE_BYTES &&
+	return gpa && gpa % 4 == 0 && gpa % MEM_PAGE_SIZE <= MEM_PAGE_SIZE - SEED_BYTES &&
+	       gpa / MEM_PAGE_SIZE != shared_gpa / MEM_PAGE_SIZE &&
 	       guest_mem_ptr(m, gpa, SEED_BYTES);
 }
 
