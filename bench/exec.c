@@ -10,7 +10,7 @@
  * floor: steps x one raw exit + dirtied pages x the per-page copy. Every
  * execution of an input must give its first trace hash.
  *
- * usage: exec --runs N --exit-ns NS [--label TEXT] INPUT... [-- COMMAND ARGS...]
+ * usage: exec --runs N --exit-ns NS [--label TEXT] [--kernel FILE] INPUT... [-- COMMAND ARGS...]
  *   NS: one raw KVM exit (bench/kvm_exit_loop) measured in the same run.
  * Run it through bench/exec, which measures NS and picks the jobs.
  */
@@ -186,6 +186,7 @@ struct options {
 	uint64_t runs;
 	double exit_ns;
 	const char *label;
+	const char *kernel; /* NULL: the default guest kernel */
 	const char *inputs[MAX_INPUTS];
 	size_t n_inputs;
 	char **command;
@@ -202,6 +203,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->exit_ns = strtod(argv[++i], NULL);
 		} else if (!strcmp(argv[i], "--label") && i + 1 < argc) {
 			o->label = argv[++i];
+		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+			o->kernel = argv[++i];
 		} else if (!strcmp(argv[i], "--")) {
 			o->command = argv + i + 1;
 			o->command_len = (size_t)(argc - i - 1);
@@ -209,8 +212,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		} else if (o->n_inputs < MAX_INPUTS && argv[i][0] != '-') {
 			o->inputs[o->n_inputs++] = argv[i];
 		} else {
-			fprintf(stderr, "usage: exec --runs N --exit-ns NS [--label TEXT] INPUT... "
-					"[-- COMMAND ARGS...]\n");
+			fprintf(stderr,
+				"usage: exec --runs N --exit-ns NS [--label TEXT] [--kernel "
+				"FILE] INPUT... [-- COMMAND ARGS...]\n");
 			return -1;
 		}
 	}
@@ -326,7 +330,8 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &o) < 0 || load_inputs(&o, in) < 0 ||
 	    job_init_defaults(&job) < 0 ||
-	    (o.command && job_set_command(&job, o.command, o.command_len) < 0))
+	    (o.command && job_set_command(&job, o.command, o.command_len) < 0) ||
+	    (o.kernel && job_set_kernel(&job, o.kernel) < 0))
 		return 2;
 	cfg = (struct executor_config){.run = job.run,
 				       .wall_ms = job.wall_ms,

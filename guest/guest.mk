@@ -14,7 +14,7 @@ GUEST_LDFLAGS  := -static -pthread
 
 # Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
 GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat dirty yield \
-	ledger tally
+	ledger tally net_echo clock_wait id env
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
 # The racy example suite (guest/tests/NAME.c, NAME.cc): built with
@@ -37,8 +37,10 @@ GUEST_ALL   := $(GUEST_INITRAMFS)
 GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job_file \
 	$(GUEST_RT_SRC:%=runtime/%))
 .SECONDARY: $(GUEST_OBJS)
-# Empty mount points in the image.
-GUEST_DIRS  := proc sys dev tmp run rewind tests tests/plain
+# Empty mount points and directories in the image.
+GUEST_DIRS  := proc sys dev tmp run rewind tests tests/plain home root:0700
+# A minimal /etc: users (root, rewind 1000, nobody), groups, localhost.
+GUEST_ETC   := passwd group hosts nsswitch.conf protocols services
 
 all: $(GUEST_ALL) $(GUEST_RT) $(GUEST_RT_GLIBC)
 
@@ -85,12 +87,14 @@ $(GUEST_BIN)/tests/plain/%: guest/tests/%.c | $(GUEST_INCLUDE)
 	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $<
 guest: $(GUEST_RT) $(GUEST_RT_GLIBC)
 
-$(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk
+$(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk \
+		$(GUEST_ETC:%=guest/etc/%)
 	$(BUILD)/bin/rewind-mkinitramfs -o $@ \
 		--file $(GUEST_BIN)/rewind-init:init:0755 \
 		$(foreach p,$(GUEST_PROGS),--file $(GUEST_BIN)/$(p):bin/$(p):0755) \
 		$(foreach t,$(GUEST_TESTS) $(GUEST_CXX_TESTS),--file $(GUEST_BIN)/tests/$(t):tests/$(t):0755) \
 		$(foreach t,$(GUEST_PLAIN_TESTS),--file $(GUEST_BIN)/tests/plain/$(t):tests/plain/$(t):0755) \
+		$(foreach f,$(GUEST_ETC),--file guest/etc/$(f):etc/$(f):0644) \
 		$(foreach d,$(GUEST_DIRS),--dir $(d))
 
 .PHONY: guest

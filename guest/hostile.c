@@ -400,9 +400,9 @@ static void build_cases(struct case_list *l, const struct guest_facts *f)
 
 static const char *port_name(uint16_t port)
 {
-	static const char *const names[] = {"SHARED",	"EVENT",      "IDLE",	"YIELD",
-					    "POWER",	"JOB_STATUS", "READY",	"SEED",
-					    "SWITCHES", "COUNTER",    "RUNTIME"};
+	static const char *const names[] = {"SHARED",	"EVENT",      "IDLE",	 "YIELD",
+					    "POWER",	"JOB_STATUS", "READY",	 "SEED",
+					    "SWITCHES", "COUNTER",    "RUNTIME", "CLOCK"};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == REWIND_PORT_SPAN / 4,
 		       "a name for every Rewind port");
 

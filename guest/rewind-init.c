@@ -2,43 +2,59 @@
  * rewind-init: PID 1 of the Rewind guest (/init in the image).
  *
  * Mounts the kernel filesystems, makes /dev/console its stdin/stdout/stderr,
- * reads the job (/rewind/job: argv; optional /rewind/env: environment) from
- * the archive the VMM appends, checks the job's command, tells the VMM it is
- * ready (REWIND_PORT_READY: the keyframe point, right before fork; it names
- * the buffer the VMM writes the execution seed into), runs the
- * job in its own session, reaps every child (orphans too) until the job
- * exits, reports the job's raw wait status (REWIND_PORT_JOB_STATUS) and
- * powers off. A job that cannot be prepared is reported as exit code 127
- * without READY. It reads no time and no randomness: its behaviour is a pure
- * function of the image and the job.
+ * brings the loopback interface up, reads the job (/rewind/job: argv;
+ * optional /rewind/env: environment; optional /rewind/setup: user, working
+ * directory, environment entries, the user's added files) from the archive
+ * the VMM appends, gives the user's files to the job's user, checks the
+ * job's command, tells the VMM it is ready (REWIND_PORT_READY: the keyframe
+ * point, right before fork; it names the buffer the VMM writes the
+ * execution seed into), runs the job in its own session as its user, reaps
+ * every child (orphans too) until the job exits, reports the job's raw wait
+ * status (REWIND_PORT_JOB_STATUS) and powers off. A job that cannot be
+ * prepared is reported as exit code 127 without READY. It reads no time and
+ * no randomness: its behaviour is a pure function of the image and the job.
  */
 #include "guest/job_file.h"
 #include "guest/util.h"
 #include "rewind/abi.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/random.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/io.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define JOB_FILE       "/rewind/job"
 #define ENV_FILE       "/rewind/env"
-#define JOB_FILE_MAX   (1u << 20) /* plenty for any argv or environment */
+#define SETUP_FILE     "/rewind/setup"
+#define PASSWD_FILE    "/etc/passwd"
+#define HOSTNAME       "rewind"		       /* /etc/hosts names it */
+#define ENV_EXTRA      (JOB_SETUP_MAX_ENV + 8) /* room for the setup's and the user's entries */
+#define JOB_FILE_MAX   (1u << 20)	       /* plenty for any argv or environment */
 #define DEFAULT_PATH   "/bin:/usr/bin"
 #define STATUS_MISSING (127 << 8) /* wait status of "exit(127)": command not found */
 /* Every byte port an OUTL touches must be permitted: the ABI's span covers them. */
 #define IOPERM_COUNT REWIND_PORT_SPAN
+/* A job that is not root may still take SCHED_FIFO priorities up to this
+ * (the runtime's priority schedules, and tests that use real-time threads). */
+#define JOB_RTPRIO 99
 
 static char *default_env[] = {"PATH=" DEFAULT_PATH, "HOME=/", "TERM=dumb", NULL};
 
@@ -53,8 +69,21 @@ static const struct mount_spec mounts[] = {
 	{"sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
 	{"devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755"},
 	{"tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
-	{"tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
-	{"tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"},
+	{"devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "mode=0620,gid=5,ptmxmode=0666"},
+};
+
+/*
+ * Directories of the image with the modes a job expects: the root is a
+ * tmpfs, made world-writable by default, and no tmpfs is mounted over /tmp
+ * or /run: that would hide the files a job adds there.
+ */
+static const struct {
+	const char *path;
+	mode_t mode;
+} dir_modes[] = {
+	{"/", 0755},
+	{"/tmp", 01777},
+	{"/run", 0755},
 };
 
 /* The usual /dev links devtmpfs does not make. */
@@ -66,9 +95,11 @@ static const char *const dev_links[][2] = {
 };
 
 struct job {
-	char *argv_buf, *env_buf;
+	char *argv_buf, *env_buf, *setup_buf;
 	char **argv, **envp;
-	char path[4096]; /* the file to execute */
+	struct job_setup setup;
+	struct job_user user; /* root unless the setup names another */
+	char path[4096];      /* the file to execute */
 };
 
 /* Messages go to stderr, which is the console once it is open. */
@@ -97,6 +128,28 @@ static void mount_all(void)
 	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
 		if (symlink(dev_links[i][0], dev_links[i][1]) < 0 && errno != EEXIST)
 			gu_warn_errno("cannot create the link %s", dev_links[i][1]);
+	for (size_t i = 0; i < sizeof(dir_modes) / sizeof(dir_modes[0]); i++)
+		if ((mkdir(dir_modes[i].path, dir_modes[i].mode) < 0 && errno != EEXIST) ||
+		    chmod(dir_modes[i].path, dir_modes[i].mode) < 0)
+			gu_warn_errno("cannot make %s", dir_modes[i].path);
+}
+
+/* The loopback interface up (the kernel gives it 127.0.0.1 and ::1), and a host name. */
+static void network_up(void)
+{
+	struct ifreq ifr = {.ifr_name = "lo"};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		gu_warn_errno("no network: socket");
+		return;
+	}
+	ifr.ifr_flags = IFF_UP | IFF_RUNNING;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		gu_warn_errno("cannot bring the loopback interface up");
+	close(fd);
+	if (sethostname(HOSTNAME, strlen(HOSTNAME)) < 0)
+		gu_warn_errno("cannot set the host name");
 }
 
 /* Makes /dev/console fds 0, 1 and 2; on failure keeps whatever the kernel opened. */
@@ -202,6 +255,175 @@ static bool is_executable_file(const char *path, void *ctx)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+/* Reads the optional setup file into job->setup (all empty without one). */
+static bool read_setup(struct job *job)
+{
+	size_t len = 0;
+	int rc = read_file(SETUP_FILE, &job->setup_buf, &len);
+
+	if (rc == -ENOENT)
+		return true;
+	if (rc < 0) {
+		say_err("%s: cannot read: %s", SETUP_FILE, strerror(-rc));
+		return false;
+	}
+	rc = job_parse_setup(job->setup_buf, len, &job->setup);
+	if (rc < 0)
+		say_err("%s: %s", SETUP_FILE, job_error_text(rc));
+	return rc == 0;
+}
+
+/* The job's user: root, or the setup's user found in the image's /etc/passwd. */
+static bool find_user(struct job *job)
+{
+	char *passwd = NULL;
+	size_t len = 0;
+	int rc;
+
+	job->user = (struct job_user){.uid = 0, .gid = 0, .name = "root", .home = "/"};
+	if (!job->setup.user)
+		return true;
+	rc = read_file(PASSWD_FILE, &passwd, &len);
+	if (rc < 0 && rc != -ENOENT) {
+		say_err("%s: cannot read: %s", PASSWD_FILE, strerror(-rc));
+		return false;
+	}
+	rc = job_find_user(passwd, len, job->setup.user, &job->user);
+	free(passwd);
+	if (rc < 0)
+		say_err("user %s: %s", job->setup.user, job_error_text(rc));
+	return rc == 0;
+}
+
+/*
+ * The environment: /rewind/env if there is one, else the defaults (and,
+ * for a user who is not root, HOME, USER and LOGNAME as a login gives
+ * them); then the setup's entries over it.
+ */
+static bool make_env(struct job *job)
+{
+	char **base = default_env;
+	size_t n = 0;
+	int rc = read_strings(ENV_FILE, &job->env_buf, &base, job_parse_env);
+
+	if (rc < 0 && rc != -ENOENT)
+		return false;
+	while (base[n])
+		n++;
+	job->envp = calloc(n + ENV_EXTRA, sizeof(*job->envp));
+	if (!job->envp) {
+		say_err("out of memory for the environment");
+		return false;
+	}
+	memcpy(job->envp, base, n * sizeof(*base));
+	if (rc == -ENOENT && job->user.uid != 0) {
+		static char user_vars[3][320];
+
+		snprintf(user_vars[0], sizeof(user_vars[0]), "HOME=%s", job->user.home);
+		snprintf(user_vars[1], sizeof(user_vars[1]), "USER=%s", job->user.name);
+		snprintf(user_vars[2], sizeof(user_vars[2]), "LOGNAME=%s", job->user.name);
+		for (int i = 0; i < (job->user.name[0] ? 3 : 1); i++)
+			job_env_set(job->envp, n + ENV_EXTRA, user_vars[i]);
+	}
+	for (size_t i = 0; i < job->setup.env_count; i++) {
+		rc = job_env_set(job->envp, n + ENV_EXTRA, job->setup.env[i]);
+		if (rc < 0) {
+			say_err("%s: env=%s: %s", SETUP_FILE, job->setup.env[i],
+				job_error_text(rc));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Gives a tree to uid:gid, depth first; symbolic links themselves, never followed. */
+static void give_tree(const char *path, uid_t uid, gid_t gid, int depth)
+{
+	char child[4096];
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+
+	if (lchown(path, uid, gid) < 0) {
+		gu_warn_errno("cannot give %s to the job's user", path);
+		return;
+	}
+	if (depth > 64 || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || !(dir = opendir(path)))
+		return;
+	while ((de = readdir(dir))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(child, sizeof(child), "%s/%s", path, de->d_name) < (int)sizeof(child))
+			give_tree(child, uid, gid, depth + 1);
+	}
+	closedir(dir);
+}
+
+/* mkdir -p path; the directories it creates belong to uid:gid. 0 or -errno. */
+static int make_dirs(const char *path, uid_t uid, gid_t gid)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) == 0) {
+			if (lchown(buf, uid, gid) < 0)
+				return -errno;
+		} else if (errno != EEXIST) {
+			return -errno;
+		}
+		buf[i] = i < len ? '/' : '\0';
+	}
+	return 0;
+}
+
+/*
+ * The working directory and the home directory belong to the job's user,
+ * made if missing or made as parents of what the user added, as a
+ * checkout and a home do: but not the root or a sticky directory (/tmp).
+ */
+static void give_dir(const char *path, const struct job_user *u)
+{
+	struct stat st;
+
+	if (strcmp(path, "/") && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    !(st.st_mode & S_ISVTX) && lchown(path, u->uid, u->gid) < 0)
+		gu_warn_errno("cannot give %s to the job's user", path);
+}
+
+/*
+ * The files the user added belong to the job's user, and so do its home
+ * and working directories; then the working directory is entered.
+ */
+static bool prepare_files(struct job *job)
+{
+	const struct job_user *u = &job->user;
+	const char *cwd = job->setup.cwd ? job->setup.cwd : "/";
+	int rc;
+
+	if (u->uid != 0) {
+		for (size_t i = 0; i < job->setup.own_count; i++)
+			give_tree(job->setup.own[i], u->uid, u->gid, 0);
+		if (u->home[0] == '/' && (rc = make_dirs(u->home, u->uid, u->gid)) < 0)
+			gu_warn_errno("cannot make the home directory %s", u->home);
+		give_dir(u->home, u);
+	}
+	rc = make_dirs(cwd, u->uid, u->gid);
+	if (rc < 0 || chdir(cwd) < 0) {
+		say_err("working directory %s: %s", cwd, strerror(rc < 0 ? -rc : errno));
+		return false;
+	}
+	if (u->uid != 0)
+		give_dir(cwd, u);
+	return true;
+}
+
 /* Reads and checks the job; false (message printed) if it cannot run. */
 static bool prepare_job(struct job *job)
 {
@@ -211,12 +433,7 @@ static bool prepare_job(struct job *job)
 	if (rc == -ENOENT)
 		say_err("%s: no job: the file is missing (the VMM appends it to the image)",
 			JOB_FILE);
-	if (rc < 0)
-		return false;
-	rc = read_strings(ENV_FILE, &job->env_buf, &job->envp, job_parse_env);
-	if (rc == -ENOENT)
-		job->envp = default_env;
-	else if (rc < 0)
+	if (rc < 0 || !read_setup(job) || !find_user(job) || !make_env(job) || !prepare_files(job))
 		return false;
 	path = job_getenv(job->envp, "PATH");
 	rc = job_resolve_command(job->argv[0], path ? path : DEFAULT_PATH, is_executable_file, NULL,
@@ -229,21 +446,44 @@ static bool prepare_job(struct job *job)
 }
 
 /*
- * The job's side of start_job: no access to the Rewind ports (ioperm is inherited
- * across fork and execve), its own session, then the command.
+ * The job's user, with raw system calls: the child shares init's memory
+ * (vfork), and libc's set*id would synchronise with init's threads.
+ */
+static bool become_user(const struct job_user *u)
+{
+	struct rlimit rtprio = {JOB_RTPRIO, JOB_RTPRIO};
+	gid_t gid = u->gid;
+
+	if (setrlimit(RLIMIT_RTPRIO, &rtprio) < 0 || syscall(SYS_setgroups, 1, &gid) < 0 ||
+	    syscall(SYS_setresgid, gid, gid, gid) < 0 ||
+	    syscall(SYS_setresuid, u->uid, u->uid, u->uid) < 0) {
+		say_err("cannot run the job as uid %u gid %u: %s", u->uid, u->gid, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The job's side of start_job: of the Rewind ports only the runtime's
+ * (ioperm is inherited across fork and execve; an instrumented job that is
+ * not root cannot take them itself), its own session, its user, then the
+ * command.
  */
 static noreturn void exec_job(const struct job *job)
 {
 	int err;
 
-	if (ioperm(REWIND_PORT_BASE, IOPERM_COUNT, 0) < 0) {
-		say_err("dropping port access for the job: %s", strerror(errno));
+	if (ioperm(REWIND_PORT_BASE, IOPERM_COUNT, 0) < 0 ||
+	    ioperm(REWIND_RUNTIME_PORTS, REWIND_RUNTIME_PORTS_SPAN, 1) < 0) {
+		say_err("setting the job's port access: %s", strerror(errno));
 		_exit(127);
 	}
 	if (setsid() < 0) {
 		say_err("setsid for the job: %s", strerror(errno));
 		_exit(127);
 	}
+	if (job->user.uid != 0 && !become_user(&job->user))
+		_exit(127);
 	execve(job->path, job->argv, job->envp);
 	err = errno;
 	say_err("%s: cannot execute: %s", job->path, strerror(err));
@@ -332,6 +572,7 @@ int main(void)
 	}
 	mount_all();
 	open_console();
+	network_up();
 	if (chdir("/") < 0)
 		fatal_errno("chdir /");
 	if (!gu_under_rewind())

@@ -17,6 +17,7 @@ static const char *const class_names[CLASS_COUNT] = {
 	[CLASS_REJECTED] = "rejected",
 	[CLASS_TIMEOUT] = "timeout",
 	[CLASS_HOST_ERROR] = "host-error",
+	[CLASS_SKIP] = "skip",
 };
 
 const char *exec_class_name(enum exec_class c)
@@ -35,15 +36,17 @@ enum exec_class exec_class_from_name(const char *name)
 bool exec_class_is_failure(enum exec_class c)
 {
 	return c != CLASS_PASS && c != CLASS_REJECTED && c != CLASS_TIMEOUT &&
-	       c != CLASS_HOST_ERROR && c < CLASS_COUNT;
+	       c != CLASS_HOST_ERROR && c != CLASS_SKIP && c < CLASS_COUNT;
 }
 
-enum exec_class exec_class_of(const struct vm *vm)
+enum exec_class exec_class_of(const struct vm *vm, uint64_t skip_status)
 {
 	switch (vm->outcome) {
 	case VM_EXITED:
 		if (WIFSIGNALED(vm->job_status))
 			return CLASS_SIGNAL;
+		if (skip_status && (uint64_t)WEXITSTATUS(vm->job_status) == skip_status)
+			return CLASS_SKIP;
 		return WEXITSTATUS(vm->job_status) == 0 ? CLASS_PASS : CLASS_EXIT;
 	case VM_POWER_OFF:
 		return CLASS_POWER_OFF;

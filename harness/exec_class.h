@@ -9,6 +9,7 @@
 #include "vmm/vm.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum exec_class {
 	CLASS_PASS = 0,	   /* the job exited 0 */
@@ -24,6 +25,7 @@ enum exec_class {
 	CLASS_REJECTED,	   /* the input is not a valid schedule: nothing ran */
 	CLASS_TIMEOUT,	   /* the wall budget ran out (host-timed, not reproducible) */
 	CLASS_HOST_ERROR,  /* KVM or the host failed */
+	CLASS_SKIP,	   /* the job exited with its skip status: it did not run its test */
 	CLASS_COUNT
 };
 
@@ -36,7 +38,7 @@ enum exec_class exec_class_from_name(const char *name);
 /* Failures are what afl-fuzz must keep as crashes; each replays exactly. */
 bool exec_class_is_failure(enum exec_class c);
 
-/* The class of a finished run. */
-enum exec_class exec_class_of(const struct vm *vm);
+/* The class of a finished run; skip_status: the job's exit code for a skip (0: none). */
+enum exec_class exec_class_of(const struct vm *vm, uint64_t skip_status);
 
 #endif

@@ -176,7 +176,7 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 	vm->event_log = NULL;
 	if (rc)
 		return rc;
-	*res = (struct exec_result){.cls = exec_class_of(vm),
+	*res = (struct exec_result){.cls = exec_class_of(vm, ex->cfg.skip_status),
 				    .job_steps = vm->steps - vm->ready_step,
 				    .trace_hash = trace_hash(&vm->trace),
 				    .job_status = vm->job_status,

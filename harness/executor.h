@@ -21,6 +21,7 @@ struct executor_config {
 	uint64_t wall_ms;	/* wall budget of one execution */
 	uint64_t slice_blocks;	/* counter mode: default time slice in blocks */
 	uint64_t block_ns;	/* counter mode: virtual time of a block */
+	uint64_t skip_status;	/* the job's exit code for "skipped" (0: none) */
 	FILE *output;		/* guest output as it happens (NULL: kept in the trace only) */
 	/* counter and pct modes: each execution's schedule events, from the
 	 * start (count and dropped reset per execution); NULL: none */

@@ -285,6 +285,7 @@ static int open_case(struct executor *ex, const struct replay_case *c,
 				      .wall_ms = job->wall_ms,
 				      .slice_blocks = job->slice_blocks,
 				      .block_ns = job->block_ns,
+				      .skip_status = job->skip_status,
 				      .output = NULL};
 
 	return executor_open(ex, &cfg);

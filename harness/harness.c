@@ -36,8 +36,10 @@ static void note_first_failure(const struct harness *h, enum exec_class cls, con
 
 /*
  * --progress FILE: the counts so far, every 2 s at most, for a live view
- * (afl-fuzz writes its plot_data only after its first minute). A coarse
- * clock read per execution; the file write is off the per-execution path.
+ * (afl-fuzz writes its plot_data only after its first minute) and for
+ * rewind explore to tell a test that skips (every run ended in the job's
+ * skip status). A coarse clock read per execution; the file write is off
+ * the per-execution path.
  */
 static void note_progress(struct harness *h)
 {
@@ -53,8 +55,9 @@ static void note_progress(struct harness *h)
 	if (now < h->progress_due_ns)
 		return;
 	h->progress_due_ns = now + PROGRESS_EVERY_NS;
-	n = snprintf(text, sizeof(text), "{\"execs\": %llu, \"failures\": %llu}\n",
-		     (unsigned long long)h->execs, (unsigned long long)h->failures);
+	n = snprintf(text, sizeof(text), "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu}\n",
+		     (unsigned long long)h->execs, (unsigned long long)h->failures,
+		     (unsigned long long)h->skips);
 	file_write_atomic(h->progress_path, &(struct file_part){text, (size_t)n}, 1);
 }
 
@@ -75,6 +78,7 @@ int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harn
 	out->cls = out->res.cls;
 	if (rc < 0)
 		return rc;
+	h->skips += out->cls == CLASS_SKIP;
 	if (out->res.counter_missing) {
 		/* the job cannot provide the mode: as if the input were invalid */
 		h->rejected++;

@@ -25,6 +25,7 @@ struct harness {
 	uint64_t progress_due_ns;
 	bool quiet; /* no line per artifact written */
 	uint64_t execs, failures, rejected, artifacts;
+	uint64_t skips;		     /* runs that ended in the job's skip status */
 	uint64_t decoded;	     /* inputs made valid by input_decode */
 	uint64_t first_failure_exec; /* the execution (1, 2, ...) of the first failure; 0: none */
 };

@@ -92,6 +92,45 @@ int job_add_file(struct harness_job *job, const char *spec)
 	return 0;
 }
 
+int job_set_user(struct harness_job *job, const char *user)
+{
+	int rc = set_string(&job->user, user);
+
+	job->run.user = job->user;
+	return rc;
+}
+
+int job_set_cwd(struct harness_job *job, const char *cwd)
+{
+	int rc = set_string(&job->cwd, cwd);
+
+	job->run.cwd = job->cwd;
+	return rc;
+}
+
+int job_add_env(struct harness_job *job, const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t i = 0;
+
+	if (!eq || eq == entry) {
+		rw_err("--env %s: expected NAME=VALUE", entry);
+		return -EINVAL;
+	}
+	while (i < job->run.env_count && strncmp(job->envs[i], entry, (size_t)(eq - entry) + 1))
+		i++;
+	if (i == RUN_MAX_ENVS) {
+		rw_err("more than %d environment entries", RUN_MAX_ENVS);
+		return -E2BIG;
+	}
+	if (i == job->run.env_count)
+		job->run.env_count++;
+	if (set_string(&job->envs[i], entry) < 0)
+		return -ENOMEM;
+	job->run.envs[i] = job->envs[i];
+	return 0;
+}
+
 int job_set_command(struct harness_job *job, char *const *argv, size_t argc)
 {
 	if (argc == 0 || argc > JOB_MAX_ARGS) {
@@ -239,6 +278,9 @@ const struct job_field job_fields[] = {
 	 .set = job_set_initramfs},
 	{.key = "command", .kind = JOB_FIELD_COMMAND}, /* after -- on the command line */
 	{.key = "add", .flag = "add", .kind = JOB_FIELD_ADD},
+	{.key = "user", .flag = "user", .kind = JOB_FIELD_STRING, .set = job_set_user},
+	{.key = "cwd", .flag = "cwd", .kind = JOB_FIELD_STRING, .set = job_set_cwd},
+	{.key = "env", .flag = "env", .kind = JOB_FIELD_ENV},
 	{.key = "mem_mib",
 	 .flag = "mem",
 	 .kind = JOB_FIELD_MEM,
@@ -250,6 +292,7 @@ const struct job_field job_fields[] = {
 	U64_FIELD("wall_ms", "wall-ms", 10, 86400000, wall_ms),
 	U64_FIELD("slice_blocks", "slice-blocks", 0, 1u << 30, slice_blocks),
 	U64_FIELD("block_ns", "block-ns", 0, 1000, block_ns),
+	U64_FIELD("skip_status", "skip-status", 0, 255, skip_status),
 	{.flag = "job", .kind = JOB_FIELD_FILE}, /* a job file, applied where it stands */
 	{.key = NULL, .flag = NULL},
 };
@@ -310,6 +353,19 @@ static int apply_lists(struct harness_job *job, const cJSON *obj, const char *wh
 			if ((rc = job_add_file(job, words[i])) < 0)
 				return rc;
 	}
+	rc = json_strings(obj, "env", what, words, RUN_MAX_ENVS, &n);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		for (size_t i = 0; i < job->run.env_count; i++) {
+			free(job->envs[i]);
+			job->envs[i] = NULL;
+		}
+		job->run.env_count = 0;
+		for (size_t i = 0; i < n; i++)
+			if ((rc = job_add_env(job, words[i])) < 0)
+				return rc;
+	}
 	return 0;
 }
 
@@ -322,9 +378,11 @@ static int apply_json_field(struct harness_job *job, const struct job_field *f, 
 
 	switch (f->kind) {
 	case JOB_FIELD_PATH:
+	case JOB_FIELD_STRING:
 		return json_string(obj, f->key, what, f->set, job);
 	case JOB_FIELD_COMMAND:
 	case JOB_FIELD_ADD:
+	case JOB_FIELD_ENV:
 		return 0; /* apply_lists, together */
 	case JOB_FIELD_MEM:
 		v = job->run.mem_bytes >> 20;
@@ -394,6 +452,19 @@ cJSON *job_to_json(const struct harness_job *job)
 	cJSON_AddNumberToObject(o, "wall_ms", (double)job->wall_ms);
 	cJSON_AddNumberToObject(o, "slice_blocks", (double)job->slice_blocks);
 	cJSON_AddNumberToObject(o, "block_ns", (double)job->block_ns);
+	/* only when set: a job without them reads as before they existed */
+	if (job->user)
+		cJSON_AddStringToObject(o, "user", job->user);
+	if (job->cwd)
+		cJSON_AddStringToObject(o, "cwd", job->cwd);
+	if (job->run.env_count) {
+		cJSON *env = cJSON_AddArrayToObject(o, "env");
+
+		for (size_t i = 0; i < job->run.env_count; i++)
+			cJSON_AddItemToArray(env, cJSON_CreateString(job->envs[i]));
+	}
+	if (job->skip_status)
+		cJSON_AddNumberToObject(o, "skip_status", (double)job->skip_status);
 	return o;
 }
 
@@ -401,10 +472,14 @@ void job_free(struct harness_job *job)
 {
 	free(job->kernel);
 	free(job->initramfs);
+	free(job->user);
+	free(job->cwd);
 	for (size_t i = 0; i < JOB_MAX_ARGS; i++)
 		free(job->argv[i]);
 	for (size_t i = 0; i < job->run.add_count; i++)
 		free(job->adds[i]);
+	for (size_t i = 0; i < job->run.env_count; i++)
+		free(job->envs[i]);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -446,9 +521,12 @@ int job_apply_option(struct harness_job *job, const char *option, const char *ar
 	case JOB_FIELD_FILE:
 		return job_load_file(job, arg);
 	case JOB_FIELD_PATH:
+	case JOB_FIELD_STRING:
 		return f->set(job, arg);
 	case JOB_FIELD_ADD:
 		return job_add_file(job, arg);
+	case JOB_FIELD_ENV:
+		return job_add_env(job, arg);
 	case JOB_FIELD_MEM:
 		return parse_mem(arg, &job->run.mem_bytes);
 	case JOB_FIELD_U64:

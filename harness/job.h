@@ -22,8 +22,8 @@
 #define JOB_DEFAULT_STEP_BUDGET	 100000ull
 #define JOB_DEFAULT_STUCK_MS	 2000ull
 #define JOB_DEFAULT_WALL_MS	 10000ull
-#define JOB_DEFAULT_SLICE_BLOCKS 10000ull /* counter mode: a preemption every N blocks */
-#define JOB_DEFAULT_BLOCK_NS	 1ull	  /* counter mode: virtual time of one block */
+#define JOB_DEFAULT_SLICE_BLOCKS RUN_DEFAULT_SLICE_BLOCKS /* counter mode: a preemption every N */
+#define JOB_DEFAULT_BLOCK_NS	 RUN_DEFAULT_BLOCK_NS	  /* counter mode: time of one event */
 
 /* A job option as the command line gave it (see job_apply_option). */
 struct job_change {
@@ -34,9 +34,11 @@ struct harness_job {
 	struct run_options run; /* points into the strings below */
 	uint64_t wall_ms;
 	uint64_t slice_blocks, block_ns; /* counter mode */
-	char *kernel, *initramfs;
+	uint64_t skip_status;		 /* the job's exit code for "skipped" (0: none) */
+	char *kernel, *initramfs, *user, *cwd;
 	char *argv[JOB_MAX_ARGS + 1];
 	char *adds[RUN_MAX_ADDS];
+	char *envs[RUN_MAX_ENVS];
 };
 
 /* The defaults, with paths found relative to this executable. 0 or -errno (reported). */
@@ -55,9 +57,15 @@ int job_add_file(struct harness_job *job, const char *spec);
 /* The guest path an add spec puts its file at. */
 void job_add_guest_path(const char *spec, char *out, size_t out_len);
 int job_set_command(struct harness_job *job, char *const *argv, size_t argc);
+int job_set_user(struct harness_job *job, const char *user);
+int job_set_cwd(struct harness_job *job, const char *cwd);
+/* Sets "NAME=VALUE" in the job's environment; a later value of a NAME replaces. */
+int job_add_env(struct harness_job *job, const char *entry);
 
 enum job_field_kind {
 	JOB_FIELD_PATH,	   /* a host path (set) */
+	JOB_FIELD_STRING,  /* a guest-side word: the user, the working directory (set) */
+	JOB_FIELD_ENV,	   /* the environment: a job file's array, an option (one NAME=VALUE) */
 	JOB_FIELD_COMMAND, /* the command: a job file's array, the command line's words after -- */
 	JOB_FIELD_ADD,	   /* a file to add: a job file's array (all of them), an option (one) */
 	JOB_FIELD_MEM,	   /* guest RAM: whole MiB in a job file, a size (128M, 1G) as an option */
@@ -73,7 +81,7 @@ struct job_field {
 	enum job_field_kind kind;
 	uint64_t min, max; /* JOB_FIELD_U64 and JOB_FIELD_MEM (in bytes) */
 	size_t offset;	   /* JOB_FIELD_U64: of its uint64_t in struct harness_job */
-	int (*set)(struct harness_job *job, const char *value); /* JOB_FIELD_PATH */
+	int (*set)(struct harness_job *job, const char *value); /* JOB_FIELD_PATH, _STRING */
 };
 
 /* Every job field, ending with one whose key and flag are NULL. */

@@ -107,14 +107,22 @@ static void usage(FILE *to)
 		"stuck) is reported as a crash and saved as a self-contained JSON artifact.\n"
 		"\n"
 		"Job (default: the bundled racy example %s; docs/harness.md):\n"
-		"  --job FILE          a job file (JSON: kernel, initramfs, command, add, "
-		"mem_mib,\n"
-		"                      epoch_s, step_budget, stuck_ms, wall_ms, slice_blocks,\n"
-		"                      block_ns)\n"
+		"  --job FILE          a job file (JSON: kernel, initramfs, command, add, user,\n"
+		"                      cwd, env, mem_mib, epoch_s, step_budget, stuck_ms,\n"
+		"                      wall_ms, slice_blocks, block_ns, skip_status)\n"
 		"  --kernel FILE       guest bzImage (default: build/guest/bzImage)\n"
 		"  --initramfs FILE    base initramfs (default: build/guest/initramfs.cpio);\n"
 		"                      --initrd FILE: the same (rewind run's older name)\n"
-		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME)\n"
+		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME),\n"
+		"                      or a directory and all in it (default GUEST: its own\n"
+		"                      path); a dynamically linked program brings its loader\n"
+		"                      and shared libraries\n"
+		"  --user USER         run the job as USER (rewind, nobody, UID[:GID]; default\n"
+		"                      root); the files it adds are its own\n"
+		"  --cwd DIR           the job's working directory, made if missing (default /)\n"
+		"  --env NAME=VALUE    set in the job's environment (repeatable)\n"
+		"  --skip-status N     the job's exit code N means \"skipped\" (libuv 7,\n"
+		"                      autotools 77): not a failure (default 0: none)\n"
 		"  --mem SIZE          guest RAM: 128M, 1G, ... (K, M or G; a bare number is\n"
 		"                      MiB; 64M..3G in whole MiB, default %lluM)\n"
 		"  --step-budget N     steps after which a run is a livelock (default %llu)\n"
@@ -545,6 +553,7 @@ static int open_harness(struct harness *h, struct cli *c, FILE *output)
 				      .wall_ms = c->job.wall_ms,
 				      .slice_blocks = c->job.slice_blocks,
 				      .block_ns = c->job.block_ns,
+				      .skip_status = c->job.skip_status,
 				      .output = output,
 				      .event_log = c->event_log.at ? &c->event_log : NULL};
 

@@ -243,6 +243,7 @@ static int run_first(struct executor *ex, const struct replay_case *c,
 				      .wall_ms = job->wall_ms,
 				      .slice_blocks = job->slice_blocks,
 				      .block_ns = job->block_ns,
+				      .skip_status = job->skip_status,
 				      .output = output};
 
 	if (executor_open(ex, &cfg) < 0 || executor_run(ex, &c->input, res) < 0)

@@ -25,14 +25,14 @@
 #define PROGRESS_EVERY_S 5
 #define DEFAULT_RESULTS	 "rewind-nightly"
 #define DEFAULT_SECONDS	 3600u
-#define MIN_TEST_SECONDS 20u /* afl-fuzz starting and the guest booting take ~10 s */
 #define MAX_WORKERS	 1024u
+#define NAMES_SHOWN	 3 /* tests named in a line about many */
 
 struct cli {
 	const char *suite, *results, *night_dir;
 	unsigned int seconds, jobs;
 	enum night_layout layout;
-	bool resume, finish, slurm;
+	bool resume, finish, slurm, list_tests;
 	long worker; /* --worker K (a Slurm array task), -1 if not */
 	struct slurm_options slurm_opt;
 };
@@ -51,6 +51,7 @@ static void usage(FILE *to)
 		"usage: rewind explore [--suite FILE] [--results DIR] [--seconds N | --until "
 		"HH:MM]\n"
 		"                      [--jobs N] [--layout tests|instances] [--resume]\n"
+		"       rewind explore --list-tests [--suite FILE]\n"
 		"       rewind explore --engine slurm [--partition P] [--time-limit MIN]\n"
 		"                      [--array N] [--worker-wrapper CMD] [--wait] [...]\n"
 		"\n"
@@ -72,6 +73,9 @@ static void usage(FILE *to)
 		"time\n"
 		"                      (afl-fuzz -M/-S sharing a sync directory)\n"
 		"  --resume            finish the latest night of DIR after an interruption\n"
+		"  --list-tests        print the suite's tests, one a line (name, guest command,\n"
+		"                      rewind-harness options; a runner's tests as it gave\n"
+		"                      them), and exit\n"
 		"\n"
 		"Slurm (docs/cluster.md): a job array, one task per worker, and a final task that\n"
 		"merges and reports; DIR must be on storage every node sees.\n"
@@ -152,6 +156,7 @@ enum {
 	OPT_WORKERS,
 	OPT_NIGHT,
 	OPT_FINISH,
+	OPT_LIST_TESTS,
 };
 
 static const struct option OPTIONS[] = {
@@ -172,6 +177,7 @@ static const struct option OPTIONS[] = {
 	{"workers", required_argument, NULL, OPT_WORKERS},
 	{"night", required_argument, NULL, OPT_NIGHT},
 	{"finish", no_argument, NULL, OPT_FINISH},
+	{"list-tests", no_argument, NULL, OPT_LIST_TESTS},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
@@ -232,6 +238,9 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_FINISH:
 		c->finish = true;
 		return 0;
+	case OPT_LIST_TESTS:
+		c->list_tests = true;
+		return 0;
 	default:
 		return bad("unknown option", NULL);
 	}
@@ -289,20 +298,62 @@ static int check_tools(const struct night_tools *t, bool local)
 	return 0;
 }
 
+/* Tests from i on (count of them, wrapping) as "tests 3 to 7 (c, d, e and 2 more)". */
+static void print_range(const struct suite *s, size_t i, size_t count)
+{
+	size_t last = (i + count - 1) % s->count;
+
+	if (count == 1)
+		fprintf(stderr, "test %zu (", i + 1);
+	else
+		fprintf(stderr, "tests %zu to %zu (", i + 1, last + 1);
+	for (size_t k = 0; k < count && k < NAMES_SHOWN; k++)
+		fprintf(stderr, "%s%s", k ? ", " : "", s->tests[(i + k) % s->count].name);
+	if (count > NAMES_SHOWN)
+		fprintf(stderr, " and %zu more", count - NAMES_SHOWN);
+	fputc(')', stderr);
+}
+
+/* Which tests the budget leaves without time this night (plan.h), said plainly. */
+static void print_unplanned(const struct night *n)
+{
+	const struct suite *s = &n->suite;
+	size_t left_out = s->count - n->planned, next = (n->first_planned + n->planned) % s->count;
+
+	if (!left_out)
+		return;
+	fprintf(stderr,
+		"rewind explore: %zu of %zu tests get no time this night: %us on %u worker%s "
+		"fits %zu (each needs %us at least: %us to start, %us of fuzzing).\n"
+		"rewind explore: this night fuzzes ",
+		left_out, s->count, n->seconds, n->workers, n->workers == 1 ? "" : "s", n->planned,
+		PLAN_STARTUP_S + PLAN_MIN_FUZZ_S, PLAN_STARTUP_S, PLAN_MIN_FUZZ_S);
+	print_range(s, n->first_planned, n->planned);
+	fputs("; no time for ", stderr);
+	print_range(s, next, left_out);
+	fprintf(stderr,
+		": the next night starts at test %zu. A longer night (--seconds) or, with "
+		"layout tests, more --jobs give every test time.\n",
+		next + 1);
+}
+
 static void print_plan(const struct night *n)
 {
 	fprintf(stderr,
-		"rewind explore: night %" PRId64 " in %s: %zu tests, %us, %u workers, layout %s\n",
-		n->id, n->dir, n->suite.count, n->seconds, n->workers,
+		"rewind explore: night %" PRId64 " in %s: %zu tests, %us, %u worker%s, layout %s\n",
+		n->id, n->dir, n->suite.count, n->seconds, n->workers, n->workers == 1 ? "" : "s",
 		n->layout == LAYOUT_INSTANCES ? "instances (afl-fuzz -M/-S per test)"
 					      : "tests (one afl-fuzz per test)");
+	print_unplanned(n);
 	for (size_t i = 0; i < n->suite.count; i++)
-		if (n->suite.tests[i].seconds < MIN_TEST_SECONDS) {
+		if (n->suite.tests[i].worker != SUITE_WORKER_NONE &&
+		    n->suite.tests[i].seconds < PLAN_MIN_FUZZ_S) {
 			fprintf(stderr,
-				"rewind explore: warning: %s gets %us, less than the %us afl-fuzz "
-				"needs to start: give the night more --seconds\n",
-				n->suite.tests[i].name, n->suite.tests[i].seconds,
-				MIN_TEST_SECONDS);
+				"rewind explore: warning: %s gets %us of fuzzing, less than %us "
+				"(afl-fuzz needs about %us more to start): give the night more "
+				"--seconds\n",
+				n->suite.tests[i].name, n->suite.tests[i].seconds, PLAN_MIN_FUZZ_S,
+				PLAN_STARTUP_S);
 			break;
 		}
 }
@@ -320,7 +371,7 @@ static void install_stop_handlers(void)
 /* Workers as child processes, progress every few seconds, stop on a signal. */
 static bool run_workers_here(const struct night *n)
 {
-	static struct progress progress;
+	struct progress progress = {0};
 	pid_t pids[MAX_WORKERS];
 	unsigned int alive = 0;
 	bool interrupted = false, forwarded = false;
@@ -361,6 +412,7 @@ static bool run_workers_here(const struct night *n)
 		usleep(200 * 1000);
 	}
 	progress_print(&progress, n, host_time_seconds_since(&t0));
+	progress_free(&progress);
 	return interrupted || stop_requested;
 }
 
@@ -372,7 +424,7 @@ static void default_suite(const struct night_tools *t, char *out, size_t len)
 	snprintf(out, len, "%.*s/../../guest/tests/suite.json", (int)dir, t->harness);
 }
 
-static int plan_night(const struct cli *c, struct night *n)
+static int new_night(const struct cli *c, struct night *n)
 {
 	char suite[PATH_MAX];
 
@@ -433,7 +485,7 @@ static int explore_here(const struct cli *c)
 	if (c->resume) {
 		if (load_latest(c, &n))
 			return 2;
-	} else if (plan_night(c, &n)) {
+	} else if (new_night(c, &n)) {
 		night_free(&n);
 		return 2;
 	}
@@ -447,6 +499,28 @@ static int explore_here(const struct cli *c)
 	rc = finish_night(&n, interrupted);
 	night_free(&n);
 	return rc;
+}
+
+/* --list-tests: the suite's tests, one a line, runners run; nothing else. */
+static int list_tests(const struct cli *c)
+{
+	struct night_tools tools;
+	struct suite s;
+	char suite[PATH_MAX];
+
+	if (c->suite)
+		snprintf(suite, sizeof(suite), "%s", c->suite);
+	else if (night_default_tools(&tools))
+		return 2;
+	else
+		default_suite(&tools, suite, sizeof(suite));
+	if (suite_load(suite, &s))
+		return 2;
+	suite_print(&s, stdout);
+	fprintf(stderr, "rewind explore: %s: %zu test%s\n", suite, s.count,
+		s.count == 1 ? "" : "s");
+	suite_free(&s);
+	return 0;
 }
 
 /* A Slurm array task (--worker K) or the final task (--finish). */
@@ -478,6 +552,8 @@ int main(int argc, char **argv)
 	rw_log_init("rewind explore", false);
 	if (parse_cli(&c, argc, argv))
 		return 2;
+	if (c.list_tests)
+		return list_tests(&c);
 	if (c.finish || c.worker >= 0)
 		return explore_task(&c);
 	return explore_here(&c);

@@ -23,13 +23,18 @@ struct test_totals {
 	char state[16], error[256];
 	double seconds_run, execs, exec_per_s, edges;
 	size_t failures;
+	unsigned int workers, skipped; /* the test's workers, and those whose every run skipped */
 };
 
-/* Adds worker k's result to the totals; the worst state wins (failed > interrupted > done). */
+/*
+ * Adds worker k's result to the totals; the worst state wins (failed >
+ * interrupted > done). The test is skipped when every worker's runs skipped.
+ */
 static void add_worker(const char *path, struct test_totals *tt)
 {
 	struct worker_result r;
 
+	tt->workers++;
 	if (worker_read_result(path, &r)) {
 		/* no result: the worker never finished the test */
 		if (strcmp(tt->state, "failed"))
@@ -38,6 +43,7 @@ static void add_worker(const char *path, struct test_totals *tt)
 		   (!strcmp(r.state, "interrupted") && strcmp(tt->state, "failed"))) {
 		snprintf(tt->state, sizeof(tt->state), "%s", r.state);
 	}
+	tt->skipped += !strcmp(r.state, "skipped");
 	if (r.error[0])
 		snprintf(tt->error, sizeof(tt->error), "%s", r.error);
 	if (r.seconds_run > tt->seconds_run)
@@ -53,6 +59,10 @@ static void test_totals(const struct night *n, const struct suite_test *t, struc
 	char dir[PATH_MAX], **paths;
 
 	memset(tt, 0, sizeof(*tt));
+	if (t->worker == SUITE_WORKER_NONE) {
+		snprintf(tt->state, sizeof(tt->state), "not-run"); /* no time this night */
+		return;
+	}
 	snprintf(tt->state, sizeof(tt->state), "done");
 	for (unsigned int k = 0; k < n->workers; k++) {
 		char name[32], path[PATH_MAX];
@@ -62,6 +72,8 @@ static void test_totals(const struct night *n, const struct suite_test *t, struc
 		    !night_test_path(n, t->name, name, path, sizeof(path)))
 			add_worker(path, tt);
 	}
+	if (!strcmp(tt->state, "done") && tt->workers && tt->skipped == tt->workers)
+		snprintf(tt->state, sizeof(tt->state), "skipped");
 	if (!night_test_path(n, t->name, "artifacts", dir, sizeof(dir)) &&
 	    !signature_list_artifacts(dir, &paths, &tt->failures))
 		signature_free_list(paths, tt->failures);
@@ -242,8 +254,9 @@ static int import_tests(sqlite3 *db, const struct night *n, bool *failed)
 		*failed = *failed || !strcmp(tt.state, "failed");
 		if (record_test(db, n, t, &tt) || record_samples(db, n, t))
 			return -1;
-		/* a test that could not run says nothing about its buckets */
-		if (strcmp(tt.state, "failed") && buckets_import_test(db, n, t))
+		/* a test that could not run, skipped or got no time says nothing of its buckets */
+		if (strcmp(tt.state, "failed") && strcmp(tt.state, "skipped") &&
+		    strcmp(tt.state, "not-run") && buckets_import_test(db, n, t))
 			return -1;
 	}
 	return buckets_update_totals(db);

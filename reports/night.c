@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NIGHT_FILE_MAX (4u << 20)
+#define NIGHT_FILE_MAX (64u << 20) /* thousands of tests, each with its options */
 
 static int make_dir(const char *path)
 {
@@ -50,58 +50,17 @@ static const char *layout_name(enum night_layout l)
 	return l == LAYOUT_INSTANCES ? "instances" : "tests";
 }
 
-/*
- * The fuzzing seconds a worker has in the night: afl-fuzz's -V counts from
- * when it starts fuzzing, after it started and the guest booted, so each
- * test a worker runs costs that much more (at least a third is kept).
- */
-static double fuzzing_seconds(const struct night *n, size_t tests_per_worker)
-{
-	double left = (double)n->seconds - (double)tests_per_worker * NIGHT_STARTUP_S;
-
-	return left > n->seconds / 3.0 ? left : n->seconds / 3.0;
-}
-
-/* Each test's seconds and worker: tests spread longest first onto the least loaded worker. */
+/* The plan (plan.h), a function of the suite, the budget, the workers, the layout and the id. */
 static void plan_tests(struct night *n)
 {
-	struct suite *s = &n->suite;
-	double total = 0, load[1024] = {0}, per_worker;
+	struct plan p = {
+		.seconds = n->seconds, .workers = n->workers, .layout = n->layout, .night = n->id};
 
-	if (!n->workers)
-		n->workers = 1; /* the callers ask for at least one */
-	for (size_t i = 0; i < s->count; i++)
-		total += s->tests[i].share;
-	if (n->layout == LAYOUT_AUTO)
-		n->layout = s->count >= n->workers ? LAYOUT_TESTS : LAYOUT_INSTANCES;
-	per_worker = n->layout == LAYOUT_INSTANCES
-			     ? fuzzing_seconds(n, s->count)
-			     : fuzzing_seconds(n, (s->count + n->workers - 1) / n->workers);
-	for (size_t i = 0; i < s->count; i++) {
-		struct suite_test *t = &s->tests[i];
-		double budget = per_worker * t->share / total;
-
-		t->seconds = (unsigned int)(n->layout == LAYOUT_INSTANCES ? budget
-									  : budget * n->workers);
-		if (n->layout == LAYOUT_INSTANCES)
-			t->worker = SUITE_WORKER_EVERY;
-	}
-	if (n->layout == LAYOUT_INSTANCES)
-		return;
-	/* longest first; ties keep the suite's order */
-	for (size_t done = 0; done < s->count; done++) {
-		size_t pick = s->count, w = 0;
-
-		for (size_t i = 0; i < s->count; i++)
-			if (s->tests[i].worker == SUITE_WORKER_EVERY &&
-			    (pick == s->count || s->tests[i].seconds > s->tests[pick].seconds))
-				pick = i;
-		for (size_t k = 1; k < n->workers && k < 1024; k++)
-			if (load[k] < load[w])
-				w = k;
-		s->tests[pick].worker = (int)w;
-		load[w] += s->tests[pick].seconds;
-	}
+	plan_night(&n->suite, &p);
+	n->workers = p.workers;
+	n->layout = p.layout;
+	n->planned = p.planned;
+	n->first_planned = p.first;
 }
 
 static cJSON *tools_json(const struct night_tools *t)
@@ -130,6 +89,8 @@ static int write_night_json(const struct night *n)
 	cJSON_AddNumberToObject(o, "started", (double)n->started);
 	cJSON_AddNumberToObject(o, "seconds", n->seconds);
 	cJSON_AddNumberToObject(o, "workers", n->workers);
+	/* the others get no time this night: "seconds" 0, "worker" -2 */
+	cJSON_AddNumberToObject(o, "tests_planned", (double)n->planned);
 	cJSON_AddItemToObject(o, "tools", tools_json(&n->tools));
 	cJSON_AddItemToObject(o, "tests", suite_to_json(&n->suite));
 	rc = file_path_join(path, sizeof(path), n->dir, NIGHT_FILE) ? -1
@@ -194,9 +155,11 @@ int night_create(struct night *n, const char *results)
 		return -1;
 	}
 	n->started = (int64_t)time(NULL);
-	plan_tests(n);
+	if (!n->workers)
+		n->workers = 1; /* the callers ask for at least one */
 	if (allocate_id(n))
 		return -1;
+	plan_tests(n); /* which tests get time depends on the night's id */
 	snprintf(name, sizeof(name), "%04" PRId64, n->id);
 	if (file_path_join(nights, sizeof(nights), n->results, "nights") || make_dir(nights) ||
 	    file_path_join(n->dir, sizeof(n->dir), nights, name))
@@ -211,6 +174,8 @@ int night_create(struct night *n, const char *results)
 	for (size_t i = 0; i < n->suite.count; i++) {
 		char path[PATH_MAX];
 
+		if (n->suite.tests[i].worker == SUITE_WORKER_NONE)
+			continue; /* no time this night: nothing to keep */
 		if (night_test_path(n, n->suite.tests[i].name, NULL, path, sizeof(path)) ||
 		    make_dir(path))
 			return -1;

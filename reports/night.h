@@ -5,6 +5,7 @@
 #ifndef REWIND_NIGHT_H
 #define REWIND_NIGHT_H
 
+#include "reports/plan.h"
 #include "reports/suite.h"
 
 #include <limits.h>
@@ -12,14 +13,6 @@
 #include <stdint.h>
 
 #define NIGHT_FILE "night.json"
-/* afl-fuzz starting and the guest booting, per test (measured in the KVM box; ~1 s on hardware) */
-#define NIGHT_STARTUP_S 10
-
-enum night_layout {
-	LAYOUT_AUTO,	 /* tests spread over workers; instances if fewer tests than workers */
-	LAYOUT_TESTS,	 /* each test fuzzed by one worker, tests spread over workers */
-	LAYOUT_INSTANCES /* each test fuzzed by every worker at once (afl -M/-S), in turn */
-};
 
 /* The programs and inputs a night runs with, fixed when it is planned. */
 struct night_tools {
@@ -38,6 +31,7 @@ struct night {
 	char suite_path[PATH_MAX];
 	struct night_tools tools;
 	struct suite suite;
+	size_t planned, first_planned; /* the tests that get time (plan.h), when planned */
 };
 
 /* Where the tools are by default: next to this executable, in a checkout's build/. */
@@ -45,8 +39,9 @@ int night_default_tools(struct night_tools *t);
 
 /*
  * A new night in results (created if needed): its id from the history, its
- * folder, the plan (which worker fuzzes which test for how long), written to
- * night.json. n->suite, seconds, workers, layout, engine, tools are set by the caller.
+ * folder, the plan (plan.h: which worker fuzzes which test for how long),
+ * written to night.json. n->suite, seconds, workers, layout, engine, tools
+ * are set by the caller.
  */
 int night_create(struct night *n, const char *results);
 

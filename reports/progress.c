@@ -57,18 +57,19 @@ void progress_last_row(const char *instance_dir, struct plot_row *row)
 	progress_plot_rows(instance_dir, keep_last, row);
 }
 
-void progress_read_counts(const char *path, unsigned long long *execs, unsigned long long *failures)
+void progress_read_counts(const char *path, struct harness_counts *c)
 {
 	uint8_t *data;
 	size_t len;
 
-	*execs = *failures = 0;
+	*c = (struct harness_counts){0};
 	if (access(path, R_OK) || file_read_max(path, 4096, "progress file", &data, &len))
 		return;
 	data[len ? len - 1 : 0] = 0;
-	if (sscanf((const char *)data, "{\"execs\": %llu, \"failures\": %llu", execs, failures) !=
-	    2)
-		*execs = *failures = 0;
+	/* "skips" came later: a harness without it writes the first two only */
+	if (sscanf((const char *)data, "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu",
+		   &c->execs, &c->failures, &c->skips) < 2)
+		*c = (struct harness_counts){0};
 	free(data);
 }
 
@@ -76,13 +77,13 @@ void progress_read_counts(const char *path, unsigned long long *execs, unsigned 
 static uint64_t harness_execs(const struct night *n, const struct suite_test *t, unsigned int k)
 {
 	char name[32], path[PATH_MAX];
-	unsigned long long execs, failures;
+	struct harness_counts c;
 
 	snprintf(name, sizeof(name), WORKER_PROGRESS_FMT, k);
 	if (night_test_path(n, t->name, name, path, sizeof(path)))
 		return 0;
-	progress_read_counts(path, &execs, &failures);
-	return execs;
+	progress_read_counts(path, &c);
+	return c.execs;
 }
 
 /*
@@ -122,7 +123,16 @@ static bool seen_before(struct progress_test *pt, const char *path)
 	for (size_t i = 0; i < pt->seen_count; i++)
 		if (pt->seen[i] == h)
 			return true;
-	if (pt->seen_count < PROGRESS_MAX_SEEN)
+	if (pt->seen_count == pt->seen_capacity && pt->seen_capacity < PROGRESS_MAX_SEEN) {
+		size_t cap = pt->seen_capacity ? 2 * pt->seen_capacity : 16;
+		uint64_t *grown = realloc(pt->seen, cap * sizeof(*grown));
+
+		if (grown) {
+			pt->seen = grown;
+			pt->seen_capacity = cap;
+		}
+	}
+	if (pt->seen_count < pt->seen_capacity)
 		pt->seen[pt->seen_count++] = h;
 	return false;
 }
@@ -160,14 +170,17 @@ static size_t read_artifacts(const struct night *n, const struct suite_test *t,
 	return count;
 }
 
+/* Has every worker of t written its result (not "interrupted": a resumed night redoes those)? */
 static bool test_done(const struct night *n, const struct suite_test *t)
 {
 	for (unsigned int k = 0; k < n->workers; k++) {
 		char name[32], path[PATH_MAX];
+		struct worker_result r;
 
 		snprintf(name, sizeof(name), WORKER_RESULT_FMT, k);
 		if (worker_has_test(n, t, k) &&
-		    (night_test_path(n, t->name, name, path, sizeof(path)) || access(path, F_OK)))
+		    (night_test_path(n, t->name, name, path, sizeof(path)) || access(path, F_OK) ||
+		     worker_read_result(path, &r) || !strcmp(r.state, "interrupted")))
 			return false;
 	}
 	return true;
@@ -184,24 +197,44 @@ static void append_running(char *out, size_t len, const struct suite_test *t,
 		 pt->bucket_count == 1 ? "" : "s");
 }
 
+/*
+ * Reads test t's numbers and artifacts; a test all of whose workers have
+ * written their results is read a last time, then kept as it was.
+ */
+static void update_test(const struct night *n, const struct suite_test *t, struct progress_test *pt,
+			double elapsed, size_t *failures)
+{
+	if (!pt->finished) {
+		pt->finished = test_done(n, t);
+		read_numbers(n, t, pt, elapsed);
+		pt->artifacts = read_artifacts(n, t, pt);
+	}
+	*failures += pt->artifacts;
+}
+
 void progress_print(struct progress *p, const struct night *n, double elapsed)
 {
 	uint64_t execs = 0;
 	double rate = 0;
-	size_t failures = 0, buckets = 0, done = 0;
+	size_t failures = 0, buckets = 0, done = 0, planned = 0;
 	char running[512] = "";
 
-	for (size_t i = 0; i < n->suite.count; i++) {
+	if (!p->tests) {
+		p->tests = calloc(n->suite.count, sizeof(*p->tests));
+		p->count = p->tests ? n->suite.count : 0;
+	}
+	for (size_t i = 0; i < p->count; i++) {
 		const struct suite_test *t = &n->suite.tests[i];
 		struct progress_test *pt = &p->tests[i];
-		bool finished = test_done(n, t);
 
-		read_numbers(n, t, pt, elapsed);
-		failures += read_artifacts(n, t, pt);
+		if (t->worker == SUITE_WORKER_NONE)
+			continue; /* no time this night */
+		update_test(n, t, pt, elapsed, &failures);
+		planned++;
 		execs += pt->execs;
 		buckets += pt->bucket_count;
-		done += finished;
-		if (!finished && pt->execs) {
+		done += pt->finished;
+		if (!pt->finished && pt->execs) {
 			rate += pt->exec_per_s;
 			append_running(running, sizeof(running), t, pt);
 		}
@@ -210,5 +243,13 @@ void progress_print(struct progress *p, const struct night *n, double elapsed)
 		"rewind explore: %4.0fs of %us  execs %llu  exec/s %.1f  failures %zu  buckets %zu"
 		"  tests done %zu/%zu%s%s\n",
 		elapsed, n->seconds, (unsigned long long)execs, rate, failures, buckets, done,
-		n->suite.count, running[0] ? " | " : "", running);
+		planned, running[0] ? " | " : "", running);
+}
+
+void progress_free(struct progress *p)
+{
+	for (size_t i = 0; i < p->count; i++)
+		free(p->tests[i].seen);
+	free(p->tests);
+	*p = (struct progress){0};
 }

@@ -14,21 +14,26 @@
 #define PROGRESS_MAX_BUCKETS 256
 
 struct progress_test {
-	uint64_t seen[PROGRESS_MAX_SEEN]; /* hashes of artifact names already read */
-	size_t seen_count;
+	uint64_t *seen; /* hashes of artifact names already read (PROGRESS_MAX_SEEN at most) */
+	size_t seen_count, seen_capacity;
 	char buckets[PROGRESS_MAX_BUCKETS][17];
 	size_t bucket_count;
 	uint64_t execs, edges;
+	size_t artifacts;	  /* failing runs so far */
 	double exec_per_s, since; /* since: when execs was read */
+	bool finished;		  /* every worker of it has written its result: read no more */
 };
 
+/* Zeroed to start; its tests are allocated at the first line. */
 struct progress {
-	struct progress_test tests[SUITE_MAX_TESTS];
-	double start;
+	struct progress_test *tests;
+	size_t count;
 };
 
 /* One line on stderr, plus a line for each bucket seen for the first time. */
 void progress_print(struct progress *p, const struct night *n, double elapsed);
+
+void progress_free(struct progress *p);
 
 /* Numbers of afl's plot_data rows: t, total_execs, edges_found, saved_crashes, execs_per_sec. */
 struct plot_row {
@@ -42,8 +47,11 @@ int progress_plot_rows(const char *instance_dir, void (*fn)(const struct plot_ro
 /* The last row of instance_dir/plot_data (all zero if there is none). */
 void progress_last_row(const char *instance_dir, struct plot_row *row);
 
-/* Executions and failures so far from a rewind-harness --progress file (0, 0 if none). */
-void progress_read_counts(const char *path, unsigned long long *execs,
-			  unsigned long long *failures);
+/* What a rewind-harness --progress file says so far (all 0 if there is none). */
+struct harness_counts {
+	unsigned long long execs, failures, skips; /* skips: runs that ended in the skip status */
+};
+
+void progress_read_counts(const char *path, struct harness_counts *c);
 
 #endif

@@ -35,6 +35,7 @@ static const char STYLE[] =
 	"span.state-new,span.state-reopened,span.state-failed{background:#f8c0c0}\n"
 	"span.state-still-failing,span.state-flaky,span.state-interrupted{background:#fde0b0}\n"
 	"span.state-fixed,span.state-done{background:#c8f0c8}\n"
+	"span.state-skipped,span.state-not-run{background:#e4e4f4}\n"
 	"section.bucket{border:1px solid #ccc;border-radius:4px;padding:0 1em 1em;"
 	"margin:1em 0}\n"
 	"section.state-new,section.state-reopened{border-left:6px solid #d33}\n"
@@ -233,9 +234,33 @@ static void test_row(FILE *f, const struct report *r, const struct report_test *
 	fputs("</td></tr>\n", f);
 }
 
+/* How many tests skipped or got no time, when any did. */
+static void tests_not_run(FILE *f, const struct report *r)
+{
+	size_t skipped = 0, not_run = 0;
+
+	for (size_t i = 0; i < r->test_count; i++) {
+		skipped += !strcmp(report_text(r->tests[i].state), "skipped");
+		not_run += !strcmp(report_text(r->tests[i].state), "not-run");
+	}
+	if (skipped)
+		fprintf(f,
+			"<p id=\"tests-skipped\">%zu test%s skipped: every run ended in the "
+			"test's skip status.</p>\n",
+			skipped, skipped == 1 ? "" : "s");
+	if (not_run)
+		fprintf(f,
+			"<p id=\"tests-not-run\">%zu test%s got no time this night: the budget "
+			"fits fewer tests than the suite has, the next nights go on with the "
+			"others.</p>\n",
+			not_run, not_run == 1 ? "" : "s");
+}
+
 static void tests_part(FILE *f, const struct report *r)
 {
-	fputs("<section id=\"tests\">\n<h2>Tests</h2>\n<table id=\"tests-table\">\n<thead><tr>"
+	fputs("<section id=\"tests\">\n<h2>Tests</h2>\n", f);
+	tests_not_run(f, r);
+	fputs("<table id=\"tests-table\">\n<thead><tr>"
 	      "<th>test</th><th>state</th><th>seconds (run / planned)</th><th>executions</th>"
 	      "<th>exec/s</th><th>edges</th><th>failures</th><th>buckets</th><th>error</th>"
 	      "</tr></thead>\n<tbody>\n",
@@ -272,6 +297,8 @@ static void plots_part(FILE *f, const struct report *r)
 	for (size_t i = 0; i < r->test_count; i++) {
 		const struct report_test *t = &r->tests[i];
 
+		if (!strcmp(report_text(t->state), "not-run"))
+			continue; /* no time this night, nothing to plot */
 		fputs("<div class=\"test-plots\">\n<h3>", f);
 		esc(f, t->name);
 		fputs("</h3>\n", f);

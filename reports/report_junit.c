@@ -10,6 +10,17 @@ static bool test_failed(const struct report_test *t)
 	return !strcmp(report_text(t->state), "failed");
 }
 
+/* Why a test did not run its checks this night, or NULL if it did. */
+static const char *skip_reason(const struct report_test *t)
+{
+	if (!strcmp(report_text(t->state), "skipped"))
+		return "every run ended in the test's skip status";
+	if (!strcmp(report_text(t->state), "not-run"))
+		return "no time this night: the budget fits fewer tests than the suite has, "
+		       "the next nights go on with the others";
+	return NULL;
+}
+
 static size_t open_buckets_of(const struct report *r, const struct report_test *t)
 {
 	size_t n = 0;
@@ -84,11 +95,13 @@ static void print_case(FILE *f, const struct report *r, const struct report_test
 	fputs("    <testcase classname=\"rewind.explore\" name=\"", f);
 	report_escape(f, t->name);
 	fprintf(f, "\" time=\"%.3f\"", t->seconds_run);
-	if (!open && !test_failed(t)) {
+	if (!open && !test_failed(t) && !skip_reason(t)) {
 		fputs("/>\n", f);
 		return;
 	}
 	fputs(">\n", f);
+	if (skip_reason(t))
+		fprintf(f, "      <skipped message=\"%s\"/>\n", skip_reason(t));
 	if (open)
 		print_failure(f, r, t, open);
 	if (test_failed(t))
@@ -98,16 +111,17 @@ static void print_case(FILE *f, const struct report *r, const struct report_test
 
 static void print_counts(FILE *f, const struct report *r)
 {
-	size_t failures = 0, errors = 0;
+	size_t failures = 0, errors = 0, skipped = 0;
 	double seconds = 0;
 
 	for (size_t i = 0; i < r->test_count; i++) {
 		failures += open_buckets_of(r, &r->tests[i]) > 0;
 		errors += test_failed(&r->tests[i]);
+		skipped += skip_reason(&r->tests[i]) != NULL;
 		seconds += r->tests[i].seconds_run;
 	}
-	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\"", r->test_count,
-		failures, errors, seconds);
+	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"",
+		r->test_count, failures, errors, skipped, seconds);
 }
 
 static void print_suite(FILE *f, const struct report *r)

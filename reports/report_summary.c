@@ -144,6 +144,22 @@ static cJSON *counts_json(const struct report *r)
 	return o;
 }
 
+/* How many tests are in each state that night. */
+static cJSON *test_counts_json(const struct report *r)
+{
+	static const char *const states[] = {"done", "interrupted", "failed", "skipped", "not-run"};
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t s = 0; s < sizeof(states) / sizeof(states[0]); s++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < r->test_count; i++)
+			n += !strcmp(report_text(r->tests[i].state), states[s]);
+		cJSON_AddNumberToObject(o, states[s], (double)n);
+	}
+	return o;
+}
+
 static cJSON *summary_json(const struct report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *list;
@@ -154,6 +170,7 @@ static cJSON *summary_json(const struct report *r)
 	cJSON_AddNumberToObject(o, "exit_status", r->status);
 	cJSON_AddStringToObject(o, "verdict", r->verdict);
 	cJSON_AddItemToObject(o, "bucket_counts", counts_json(r));
+	cJSON_AddItemToObject(o, "test_counts", test_counts_json(r));
 	list = cJSON_AddArrayToObject(o, "tests");
 	for (size_t i = 0; i < r->test_count; i++)
 		cJSON_AddItemToArray(list, test_json(r, &r->tests[i]));

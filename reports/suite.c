@@ -1,10 +1,14 @@
-/* Suite files: parsing, validation, and the copy a night keeps in night.json. */
+/*
+ * Suite files: parsing, validation, and the copy a night keeps in
+ * night.json. A test's settings are reports/suite_settings.c's.
+ */
 #include "reports/suite.h"
 
+#include "reports/suite_runner.h"
+#include "reports/suite_settings.h"
 #include "vmm/file.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdint.h>
@@ -12,26 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Job settings a suite test may give, with the rewind-harness option each becomes. */
-static const struct {
-	const char *key, *option;
-	bool path;
-} JOB_KEYS[] = {
-	{"kernel", "--kernel", true},
-	{"initramfs", "--initramfs", true},
-	{"mem_mib", "--mem", false},
-	{"step_budget", "--step-budget", false},
-	{"stuck_ms", "--stuck-ms", false},
-	{"wall_ms", "--wall-ms", false},
-	{"slice_blocks", "--slice-blocks", false},
-	{"block_ns", "--block-ns", false},
-};
-
-static int fail(const char *what, const char *name, const char *why)
-{
-	fprintf(stderr, "rewind explore: %s: test '%s': %s\n", what, name, why);
-	return -1;
-}
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 
 static bool name_ok(const char *name)
 {
@@ -39,30 +24,10 @@ static bool name_ok(const char *name)
 
 	if (!n || n >= SUITE_NAME_MAX || name[0] == '.')
 		return false;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
-	       n;
+	return strspn(name, NAME_CHARS) == n;
 }
 
-static int push(char **list, size_t *count, const char *text)
-{
-	if (*count >= SUITE_MAX_ARGS)
-		return -E2BIG;
-	list[*count] = strdup(text);
-	if (!list[*count])
-		return -ENOMEM;
-	(*count)++;
-	return 0;
-}
-
-/* HOST made absolute against dir (the suite file's folder), the rest kept. */
-static int resolve_path(const char *dir, const char *host, char *out, size_t len)
-{
-	if (host[0] == '/' || !dir)
-		return snprintf(out, len, "%s", host) >= (int)len ? -ENAMETOOLONG : 0;
-	return snprintf(out, len, "%s/%s", dir, host) >= (int)len ? -ENAMETOOLONG : 0;
-}
-
-static int parse_strings(const cJSON *arr, char **list, size_t *count)
+static int parse_strings(const cJSON *arr, char ***list, size_t *count)
 {
 	const cJSON *item;
 
@@ -70,105 +35,134 @@ static int parse_strings(const cJSON *arr, char **list, size_t *count)
 		return -EINVAL;
 	cJSON_ArrayForEach(item, arr)
 	{
-		if (!cJSON_IsString(item) || push(list, count, item->valuestring))
+		if (!cJSON_IsString(item) || suite_push(list, count, item->valuestring))
 			return -EINVAL;
 	}
 	return 0;
 }
 
-static int parse_adds(const cJSON *adds, const char *dir, struct suite_test *t, const char *what)
+/* A test: its name and command from the last layer (the test), its settings from all. */
+static int parse_test(const struct suite_layers *l, const char *dir, struct suite_test *t,
+		      const char *what)
 {
-	const cJSON *item;
-	char path[PATH_MAX + 256];
-
-	if (!adds)
-		return 0;
-	if (!cJSON_IsArray(adds))
-		return fail(what, t->name, "\"add\" must be a list of \"HOST[:GUEST]\" strings");
-	cJSON_ArrayForEach(item, adds)
-	{
-		if (!cJSON_IsString(item) || !item->valuestring[0] ||
-		    resolve_path(dir, item->valuestring, path, sizeof(path)) ||
-		    push(t->args, &t->arg_count, "--add") || push(t->args, &t->arg_count, path))
-			return fail(what, t->name, "a bad \"add\" entry (\"HOST[:GUEST]\")");
-	}
-	return 0;
-}
-
-static int parse_job_keys(const cJSON *obj, const char *dir, struct suite_test *t, const char *what)
-{
-	char text[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(JOB_KEYS) / sizeof(JOB_KEYS[0]); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, JOB_KEYS[i].key);
-
-		if (!v)
-			continue;
-		if (JOB_KEYS[i].path
-			    ? !cJSON_IsString(v) ||
-				      resolve_path(dir, v->valuestring, text, sizeof(text))
-			    : !cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15)
-			return fail(what, t->name, "a job setting has the wrong type or range");
-		if (!JOB_KEYS[i].path)
-			snprintf(text, sizeof(text), "%" PRIu64, (uint64_t)v->valuedouble);
-		if (push(t->args, &t->arg_count, JOB_KEYS[i].option) ||
-		    push(t->args, &t->arg_count, text))
-			return fail(what, t->name, "too many job settings");
-	}
-	return 0;
-}
-
-static int parse_mode(const cJSON *mode, struct suite_test *t, const char *what)
-{
-	if (!mode)
-		return 0;
-	if (cJSON_IsString(mode) && !strcmp(mode->valuestring, "plain"))
-		t->plain = true;
-	else if (!cJSON_IsString(mode) || strcmp(mode->valuestring, "instrumented"))
-		return fail(what, t->name, "\"mode\" is \"instrumented\" or \"plain\"");
-	return 0;
-}
-
-static int parse_share(const cJSON *share, struct suite_test *t, const char *what)
-{
-	t->share = 1;
-	if (!share)
-		return 0;
-	if (!cJSON_IsNumber(share) || share->valuedouble < 1 || share->valuedouble > 1000 ||
-	    share->valuedouble != (double)(unsigned int)share->valuedouble)
-		return fail(what, t->name, "\"share\" must be an integer in 1..1000");
-	t->share = (unsigned int)share->valuedouble;
-	return 0;
-}
-
-static int parse_test(const cJSON *obj, const char *dir, struct suite_test *t, const char *what)
-{
+	const cJSON *obj = l->of[l->count - 1];
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
 
 	if (!cJSON_IsObject(obj) || !cJSON_IsString(name))
-		return fail(what, "?", "every test needs a \"name\"");
+		return suite_fail(what, "?", "every test needs a \"name\"");
 	if (!name_ok(name->valuestring))
-		return fail(
+		return suite_fail(
 			what, name->valuestring,
 			"a name is 1-63 letters, digits, '_', '-' or '.', not starting with '.'");
 	snprintf(t->name, sizeof(t->name), "%s", name->valuestring);
-	if (parse_strings(cJSON_GetObjectItemCaseSensitive(obj, "command"), t->command,
+	if (parse_strings(cJSON_GetObjectItemCaseSensitive(obj, "command"), &t->command,
 			  &t->command_len) ||
 	    !t->command_len)
-		return fail(what, t->name, "\"command\" must be a non-empty list of strings");
-	if (parse_mode(cJSON_GetObjectItemCaseSensitive(obj, "mode"), t, what) ||
-	    parse_share(cJSON_GetObjectItemCaseSensitive(obj, "share"), t, what) ||
-	    parse_adds(cJSON_GetObjectItemCaseSensitive(obj, "add"), dir, t, what) ||
-	    parse_job_keys(obj, dir, t, what))
+		return suite_fail(what, t->name, "\"command\" must be a non-empty list of strings");
+	if (suite_settings_parse(l, dir, t, what))
 		return -1;
 	t->worker = SUITE_WORKER_EVERY;
 	return 0;
 }
 
+/* A new, zeroed test at the end of the suite; NULL (reported) when it is full. */
+static struct suite_test *new_test(struct suite *s, const char *what)
+{
+	if (s->count == SUITE_MAX_TESTS) {
+		fprintf(stderr,
+			"rewind explore: %s: more than %d tests (a runner's \"exclude\" leaves "
+			"some out)\n",
+			what, SUITE_MAX_TESTS);
+		return NULL;
+	}
+	if (s->count == s->capacity) {
+		size_t cap = s->capacity ? 2 * s->capacity : 16;
+		struct suite_test *grown = realloc(s->tests, cap * sizeof(*grown));
+
+		if (!grown) {
+			fprintf(stderr, "rewind explore: %s: out of memory\n", what);
+			return NULL;
+		}
+		s->tests = grown;
+		s->capacity = cap;
+	}
+	memset(&s->tests[s->count], 0, sizeof(s->tests[0]));
+	return &s->tests[s->count++];
+}
+
+static int parse_listed(const cJSON *root, const cJSON *tests, const char *dir, struct suite *s,
+			const char *what)
+{
+	const cJSON *item;
+
+	cJSON_ArrayForEach(item, tests)
+	{
+		struct suite_layers l = {{root, item}, 2};
+		struct suite_test *t = new_test(s, what);
+
+		if (!t || parse_test(&l, dir, t, what))
+			return -1;
+		if (suite_find(s, t->name) != t)
+			return suite_fail(what, t->name, "two tests have this name");
+	}
+	return 0;
+}
+
+/*
+ * A runner's test name as a suite name: letters, digits, '_', '-' and '.'
+ * kept, anything else '_', cut to fit; "-2", "-3", ... added to keep it unique.
+ */
+static void unique_name(const struct suite *s, const char *raw, char *out)
+{
+	char base[SUITE_NAME_MAX];
+	size_t n = 0;
+
+	for (; n < SUITE_NAME_MAX - 1 && raw[n]; n++)
+		base[n] = strchr(NAME_CHARS, raw[n]) ? raw[n] : '_';
+	base[n] = 0;
+	if (!n)
+		snprintf(base, sizeof(base), "test");
+	if (base[0] == '.')
+		base[0] = '_';
+	snprintf(out, SUITE_NAME_MAX, "%s", base);
+	for (unsigned int k = 2; suite_find(s, out); k++) {
+		char suffix[16];
+		int keep;
+
+		snprintf(suffix, sizeof(suffix), "-%u", k);
+		keep = (int)(SUITE_NAME_MAX - 1 - strlen(suffix));
+		snprintf(out, SUITE_NAME_MAX, "%.*s%s", keep, base, suffix);
+	}
+}
+
+static int parse_runner(const cJSON *root, const cJSON *runner, const char *dir, struct suite *s,
+			const char *what)
+{
+	cJSON *tests = suite_runner_tests(runner, dir, what, suite_is_setting), *item;
+	int rc = tests ? 0 : -1;
+
+	cJSON_ArrayForEach(item, tests)
+	{
+		struct suite_layers l = {{root, runner, item}, 3};
+		struct suite_test *t = new_test(s, what);
+		char name[SUITE_NAME_MAX];
+
+		unique_name(s, cJSON_GetObjectItemCaseSensitive(item, "name")->valuestring, name);
+		cJSON_ReplaceItemInObjectCaseSensitive(item, "name", cJSON_CreateString(name));
+		if (!t || parse_test(&l, dir, t, what)) {
+			rc = -1;
+			break;
+		}
+	}
+	cJSON_Delete(tests);
+	return rc;
+}
+
 static int parse_suite(const cJSON *root, const char *dir, struct suite *s, const char *what)
 {
 	const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
-	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(root, "tests"), *item;
+	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(root, "tests");
+	const cJSON *runner = cJSON_GetObjectItemCaseSensitive(root, "runner");
 
 	if (!cJSON_IsString(format) || strcmp(format->valuestring, "rewind-suite")) {
 		fprintf(stderr,
@@ -176,21 +170,20 @@ static int parse_suite(const cJSON *root, const char *dir, struct suite *s, cons
 			what);
 		return -1;
 	}
-	if (!cJSON_IsArray(tests) || !cJSON_GetArraySize(tests)) {
-		fprintf(stderr, "rewind explore: %s: \"tests\" must be a non-empty list\n", what);
+	if ((tests || !runner) &&
+	    (!cJSON_IsArray(tests) || (!runner && !cJSON_GetArraySize(tests)))) {
+		fprintf(stderr,
+			"rewind explore: %s: \"tests\" must be a non-empty list (or a \"runner\" "
+			"gives the tests)\n",
+			what);
 		return -1;
 	}
-	cJSON_ArrayForEach(item, tests)
-	{
-		if (s->count == SUITE_MAX_TESTS) {
-			fprintf(stderr, "rewind explore: %s: more than %d tests\n", what,
-				SUITE_MAX_TESTS);
-			return -1;
-		}
-		if (parse_test(item, dir, &s->tests[s->count++], what))
-			return -1;
-		if (suite_find(s, s->tests[s->count - 1].name) != &s->tests[s->count - 1])
-			return fail(what, s->tests[s->count - 1].name, "two tests have this name");
+	if (parse_listed(root, tests, dir, s, what) ||
+	    (runner && parse_runner(root, runner, dir, s, what)))
+		return -1;
+	if (!s->count) {
+		fprintf(stderr, "rewind explore: %s: the suite has no test\n", what);
+		return -1;
 	}
 	return 0;
 }
@@ -228,7 +221,9 @@ int suite_load(const char *path, struct suite *s)
 
 static cJSON *strings_json(char *const *list, size_t count)
 {
-	return cJSON_CreateStringArray((const char *const *)list, (int)count);
+	/* cJSON makes no array of a NULL list, which a test without options has */
+	return count ? cJSON_CreateStringArray((const char *const *)list, (int)count)
+		     : cJSON_CreateArray();
 }
 
 cJSON *suite_to_json(const struct suite *s)
@@ -257,8 +252,9 @@ static int plan_from_json(const cJSON *o, struct suite_test *t, const char *what
 	const cJSON *worker = cJSON_GetObjectItemCaseSensitive(o, "worker");
 
 	if (!cJSON_IsNumber(sec) || sec->valuedouble < 0 || sec->valuedouble > 1e7 ||
-	    !cJSON_IsNumber(worker) || worker->valuedouble < -1 || worker->valuedouble > 1e6)
-		return fail(what, t->name, "a bad plan (\"seconds\", \"worker\")");
+	    !cJSON_IsNumber(worker) || worker->valuedouble < SUITE_WORKER_NONE ||
+	    worker->valuedouble > 1e6)
+		return suite_fail(what, t->name, "a bad plan (\"seconds\", \"worker\")");
 	t->seconds = (unsigned int)sec->valuedouble;
 	t->worker = (int)worker->valuedouble;
 	return 0;
@@ -271,19 +267,20 @@ int suite_from_json(const cJSON *tests, struct suite *s, const char *what)
 	memset(s, 0, sizeof(*s));
 	cJSON_ArrayForEach(o, tests)
 	{
-		struct suite_test *t = &s->tests[s->count];
+		struct suite_layers l = {{o}, 1};
+		struct suite_test *t = new_test(s, what);
 
-		if (s->count == SUITE_MAX_TESTS || parse_test(o, NULL, t, what)) {
+		if (!t || parse_test(&l, NULL, t, what)) {
 			suite_free(s);
 			return -1;
 		}
-		s->count++;
 		/* harness_args were resolved when the night was planned */
-		if (parse_strings(cJSON_GetObjectItemCaseSensitive(o, "harness_args"), t->args,
+		if (parse_strings(cJSON_GetObjectItemCaseSensitive(o, "harness_args"), &t->args,
 				  &t->arg_count) ||
 		    plan_from_json(o, t, what)) {
+			suite_fail(what, t->name, "bad \"harness_args\" or plan");
 			suite_free(s);
-			return fail(what, t->name, "bad \"harness_args\" or plan");
+			return -1;
 		}
 	}
 	return 0;
@@ -297,13 +294,56 @@ const struct suite_test *suite_find(const struct suite *s, const char *name)
 	return NULL;
 }
 
+/* A word as a shell reads it: as it is when plainly safe, else in single quotes. */
+static void print_word(FILE *to, const char *word)
+{
+	if (word[0] && strspn(word, NAME_CHARS "/:=+,@%") == strlen(word)) {
+		fputs(word, to);
+		return;
+	}
+	fputc('\'', to);
+	for (const char *p = word; *p; p++)
+		fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, to);
+	fputc('\'', to);
+}
+
+static void print_words(FILE *to, char *const *words, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (i)
+			fputc(' ', to);
+		print_word(to, words[i]);
+	}
+}
+
+void suite_print(const struct suite *s, FILE *to)
+{
+	for (size_t i = 0; i < s->count; i++) {
+		const struct suite_test *t = &s->tests[i];
+
+		fprintf(to, "%s\t", t->name);
+		print_words(to, t->command, t->command_len);
+		if (t->arg_count) {
+			fputc('\t', to);
+			print_words(to, t->args, t->arg_count);
+		}
+		fputc('\n', to);
+	}
+}
+
+static void free_strings(char **list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(list[i]);
+	free(list);
+}
+
 void suite_free(struct suite *s)
 {
 	for (size_t i = 0; i < s->count; i++) {
-		for (size_t j = 0; j < s->tests[i].arg_count; j++)
-			free(s->tests[i].args[j]);
-		for (size_t j = 0; j < s->tests[i].command_len; j++)
-			free(s->tests[i].command[j]);
+		free_strings(s->tests[i].args, s->tests[i].arg_count);
+		free_strings(s->tests[i].command, s->tests[i].command_len);
 	}
+	free(s->tests);
 	memset(s, 0, sizeof(*s));
 }

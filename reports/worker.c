@@ -29,6 +29,13 @@ struct sampler {
 	double offset; /* seconds this test ran before (a resumed night) */
 };
 
+/* How afl-fuzz on a test ended, as wait_afl saw it. */
+struct afl_end {
+	int status;		      /* its wait status, or -1 */
+	bool stopped;		      /* by a signal to the night */
+	struct harness_counts counts; /* the harness's, at the last sample */
+};
+
 bool worker_has_test(const struct night *n, const struct suite_test *t, unsigned int k)
 {
 	(void)n;
@@ -100,6 +107,8 @@ int worker_read_result(const char *path, struct worker_result *r)
 	r->exec_per_s = number_field(o, "exec_per_s");
 	r->edges = number_field(o, "edges");
 	r->crashes = number_field(o, "afl_saved_crashes");
+	r->runs = number_field(o, "harness_runs");
+	r->skips = number_field(o, "skips");
 	cJSON_Delete(o);
 	return r->state[0] ? 0 : -1;
 }
@@ -119,6 +128,8 @@ static int write_result(const char *path, const struct suite_test *t, unsigned i
 	cJSON_AddNumberToObject(o, "exec_per_s", r->exec_per_s);
 	cJSON_AddNumberToObject(o, "edges", r->edges);
 	cJSON_AddNumberToObject(o, "afl_saved_crashes", r->crashes);
+	cJSON_AddNumberToObject(o, "harness_runs", r->runs);
+	cJSON_AddNumberToObject(o, "skips", r->skips);
 	cJSON_AddStringToObject(o, "error", r->error);
 	rc = json_write_atomic(path, o);
 	cJSON_Delete(o);
@@ -270,25 +281,33 @@ static unsigned int queue_entries(const char *instance)
  * (the harness's --progress), corpus entries, edges (afl's, once it reports
  * them: its plot_data starts after a minute). The finishing step reads these.
  */
-static void take_sample(const struct sampler *sm, double t)
+static void take_sample(const struct sampler *sm, double t, struct harness_counts *c)
 {
 	struct plot_row last;
-	unsigned long long execs, failures;
 	FILE *f;
 
-	progress_read_counts(sm->progress, &execs, &failures);
+	progress_read_counts(sm->progress, c);
 	progress_last_row(sm->instance, &last);
 	f = fopen(sm->samples, "a");
 	if (!f)
 		return;
-	fprintf(f, "%.1f\t%llu\t%llu\t%u\t%.0f\n", t, execs, failures, queue_entries(sm->instance),
-		last.edges);
+	fprintf(f, "%.1f\t%llu\t%llu\t%u\t%.0f\n", t, c->execs, c->failures,
+		queue_entries(sm->instance), last.edges);
 	fclose(f);
 }
 
-/* Waits for afl-fuzz, stopping it on *stop or when it overstays; its wait status. */
-static int wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
-		    volatile const sig_atomic_t *stop, bool *stopped)
+/* Has every run so far ended in the test's skip status? */
+static bool skips_only(const struct harness_counts *c)
+{
+	return c->execs > 0 && c->skips == c->execs;
+}
+
+/*
+ * Waits for afl-fuzz, stopping it on *stop, when it overstays, or when its
+ * first WORKER_SKIP_RUNS runs all skipped (the test does not run here).
+ */
+static void wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
+		     volatile const sig_atomic_t *stop, struct afl_end *end)
 {
 	double start = host_time_seconds(), deadline = start + seconds + AFL_GRACE_S;
 	double next_sample = start + SAMPLE_EVERY_S;
@@ -296,21 +315,27 @@ static int wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
 
 	for (;;) {
 		pid_t got = waitpid(pid, &status, WNOHANG);
+		bool skipping = false;
 
 		if (got == pid) {
-			take_sample(sm, sm->offset + host_time_seconds() - start);
-			return status;
+			take_sample(sm, sm->offset + host_time_seconds() - start, &end->counts);
+			end->status = status;
+			return;
 		}
 		if (host_time_seconds() >= next_sample) {
-			take_sample(sm, sm->offset + host_time_seconds() - start);
+			take_sample(sm, sm->offset + host_time_seconds() - start, &end->counts);
 			next_sample += SAMPLE_EVERY_S;
+			skipping = !sent && end->counts.execs >= WORKER_SKIP_RUNS &&
+				   skips_only(&end->counts);
 		}
-		if (got < 0 && errno != EINTR)
-			return -1;
-		if ((*stop || host_time_seconds() > deadline) && sent < 2) {
+		if (got < 0 && errno != EINTR) {
+			end->status = -1;
+			return;
+		}
+		if ((*stop || skipping || host_time_seconds() > deadline) && sent < 2) {
 			/* afl-fuzz saves its state on SIGINT; SIGKILL if it does not stop */
 			kill(pid, sent ? SIGKILL : SIGINT);
-			*stopped = *stopped || *stop;
+			end->stopped = end->stopped || *stop;
 			deadline = host_time_seconds() + 30;
 			sent++;
 		}
@@ -326,10 +351,9 @@ static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned
 	char log[PATH_MAX + 32], instance[PATH_MAX + 64];
 	unsigned int left =
 		t->seconds > r->seconds_run ? t->seconds - (unsigned int)r->seconds_run : 1;
-	bool stopped = false;
+	struct afl_end end = {0};
 	double start = host_time_seconds();
 	pid_t pid;
-	int status;
 
 	afl_command(n, t, k, left, &c);
 	if (mkdir(c.sync, 0755) && errno != EEXIST)
@@ -344,14 +368,18 @@ static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned
 	sm.instance = instance;
 	snprintf(sm.samples, sizeof(sm.samples), "%.*s/" WORKER_SAMPLES_FMT,
 		 (int)(strlen(c.sync) - 4), c.sync, k);
-	status = wait_afl(pid, left, &sm, stop, &stopped);
+	wait_afl(pid, left, &sm, stop, &end);
 	r->seconds_run += host_time_seconds() - start;
 	read_afl_stats(instance, r);
-	if (stopped)
+	r->runs += (double)end.counts.execs;
+	r->skips += (double)end.counts.skips;
+	if (end.stopped)
 		snprintf(r->state, sizeof(r->state), "interrupted");
+	else if (skips_only(&end.counts))
+		snprintf(r->state, sizeof(r->state), "skipped");
 	/* afl-fuzz also gives up when every seed fails: found at once, done too */
-	else if ((status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) || r->crashes > 0 ||
-		 access(c.artifacts, F_OK) == 0)
+	else if ((end.status >= 0 && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0) ||
+		 r->crashes > 0 || access(c.artifacts, F_OK) == 0)
 		snprintf(r->state, sizeof(r->state), "done");
 	else {
 		snprintf(r->state, sizeof(r->state), "failed");

@@ -14,11 +14,16 @@
 #define WORKER_PROGRESS_FMT "progress-%u.json" /* rewind-harness --progress */
 #define WORKER_SAMPLES_FMT  "samples-%u.tsv"   /* t, execs, failures, corpus, edges */
 
+/* A test whose first this many runs all ended in its skip status is stopped: it skips. */
+#define WORKER_SKIP_RUNS 50
+
 /* What a worker keeps of one test: TEST/worker-K.json. */
 struct worker_result {
-	char state[16]; /* done, interrupted, failed */
+	char state[16]; /* done, interrupted, failed, skipped (every run ended in the skip status)
+			 */
 	double seconds_run;
 	double execs, exec_per_s, edges, crashes;
+	double runs, skips; /* the harness's count of runs, and of those that skipped */
 	char error[256];
 };
 

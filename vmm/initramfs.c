@@ -39,6 +39,31 @@ static void initramfs_push(struct initramfs *fs, enum initramfs_kind kind, const
 	e->source = source ? check_alloc(strdup(source)) : NULL;
 	e->data = NULL;
 	e->len = 0;
+	e->implicit = 0;
+}
+
+void initramfs_add_file(struct initramfs *fs, const char *host, const char *guest, uint32_t perm)
+{
+	initramfs_push(fs, INITRAMFS_FILE, guest, strlen(guest), perm, host);
+}
+
+void initramfs_add_dir(struct initramfs *fs, const char *guest, uint32_t perm)
+{
+	initramfs_push(fs, INITRAMFS_DIR, guest, strlen(guest), perm, NULL);
+}
+
+void initramfs_add_symlink(struct initramfs *fs, const char *guest, const char *target)
+{
+	initramfs_push(fs, INITRAMFS_SYMLINK, guest, strlen(guest), 0777u, target);
+}
+
+int initramfs_has(const struct initramfs *fs, const char *guest)
+{
+	guest += strspn(guest, "/");
+	for (size_t i = 0; i < fs->count; i++)
+		if (!strcmp(fs->entries[i].path, guest))
+			return 1;
+	return 0;
 }
 
 void initramfs_add_data(struct initramfs *fs, const char *path, uint32_t perm, const void *data,
@@ -154,28 +179,61 @@ static int entry_cmp(const void *a, const void *b)
 		      ((const struct initramfs_entry *)b)->path);
 }
 
-static int has_path(const struct initramfs *fs, const char *path, size_t len)
+/* Whether sorted[0..n) has an entry of path[0..len). */
+static int sorted_has(const struct initramfs_entry *sorted, size_t n, const char *path, size_t len)
 {
-	for (size_t i = 0; i < fs->count; i++) {
-		if (strlen(fs->entries[i].path) == len && !strncmp(fs->entries[i].path, path, len))
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(sorted[mid].path, path, len);
+
+		if (c == 0 && sorted[mid].path[len] != '\0')
+			c = 1; /* longer than path: after it */
+		if (c == 0)
 			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return 0;
 }
 
-/* Adds every missing parent directory of every entry (before sorting). */
+/*
+ * Adds every missing parent directory of every entry, then sorts: by a
+ * binary search in the sorted entries, so a tree of many files costs
+ * n log n, not n squared. A parent added for two entries is kept once.
+ */
 static void add_parents(struct initramfs *fs)
 {
-	for (size_t i = 0; i < fs->count; i++) {
+	size_t given = fs->count, kept = 0;
+
+	qsort(fs->entries, given, sizeof(*fs->entries), entry_cmp);
+	for (size_t i = 0; i < given; i++) {
 		for (const char *slash = strchr(fs->entries[i].path, '/'); slash;
 		     slash = strchr(slash + 1, '/')) {
 			size_t len = (size_t)(slash - fs->entries[i].path);
 
-			if (!has_path(fs, fs->entries[i].path, len))
+			if (!sorted_has(fs->entries, given, fs->entries[i].path, len)) {
 				initramfs_push(fs, INITRAMFS_DIR, fs->entries[i].path, len,
 					       INITRAMFS_DIR_PERM, NULL);
+				fs->entries[fs->count - 1].implicit = 1;
+			}
 		}
 	}
+	qsort(fs->entries, fs->count, sizeof(*fs->entries), entry_cmp);
+	for (size_t i = 0; i < fs->count; i++) {
+		struct initramfs_entry *e = &fs->entries[i];
+
+		if (kept && e->implicit && !strcmp(fs->entries[kept - 1].path, e->path)) {
+			free(e->path);
+			free(e->source);
+			continue;
+		}
+		fs->entries[kept++] = *e;
+	}
+	fs->count = kept;
 }
 
 static int write_entry(struct cpio_writer *w, const struct initramfs_entry *e)
@@ -207,7 +265,6 @@ int initramfs_write(struct initramfs *fs, FILE *out)
 	struct cpio_writer w;
 
 	add_parents(fs);
-	qsort(fs->entries, fs->count, sizeof(*fs->entries), entry_cmp);
 	for (size_t i = 1; i < fs->count; i++) {
 		if (!strcmp(fs->entries[i - 1].path, fs->entries[i].path)) {
 			rw_err("initramfs path /%s is given twice", fs->entries[i].path);

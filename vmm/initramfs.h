@@ -19,6 +19,7 @@ struct initramfs_entry {
 	char *source;	  /* FILE: host path to read; SYMLINK: link target */
 	const void *data; /* DATA: the file's bytes (owned by the caller) */
 	size_t len;
+	int implicit; /* a parent directory initramfs_write added */
 };
 
 struct initramfs {
@@ -38,6 +39,14 @@ int initramfs_add_spec(struct initramfs *fs, enum initramfs_kind kind, const cha
 /* Adds a regular file whose bytes are in memory; data must outlive the write. */
 void initramfs_add_data(struct initramfs *fs, const char *path, uint32_t perm, const void *data,
 			size_t len);
+
+/* Entries without a spec string (paths may hold ':'); guest paths as in the specs. */
+void initramfs_add_file(struct initramfs *fs, const char *host, const char *guest, uint32_t perm);
+void initramfs_add_dir(struct initramfs *fs, const char *guest, uint32_t perm);
+void initramfs_add_symlink(struct initramfs *fs, const char *guest, const char *target);
+
+/* Whether an entry with this guest path (leading '/' or not) was added. */
+int initramfs_has(const struct initramfs *fs, const char *guest);
 
 /* Sorts, adds parent directories, refuses duplicates, writes a newc archive. */
 int initramfs_write(struct initramfs *fs, FILE *out);

@@ -52,16 +52,30 @@ static void usage(FILE *to)
 		"  --kernel FILE       guest bzImage (default: build/guest/bzImage)\n"
 		"  --initramfs FILE    base initramfs, newc cpio (default:\n"
 		"                      build/guest/initramfs.cpio); --initrd FILE: the same\n"
-		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME)\n"
+		"  --add HOST[:GUEST]  put a host file into the guest (default GUEST: /bin/NAME),\n"
+		"                      or a directory and all in it (default GUEST: its own\n"
+		"                      path); a dynamically linked program brings its loader\n"
+		"                      and shared libraries\n"
+		"  --user USER         run the job as USER: a name of the guest's /etc/passwd\n"
+		"                      (rewind, nobody) or UID[:GID] (default root); the files\n"
+		"                      it adds are its own\n"
+		"  --cwd DIR           the job's working directory, made if missing (default /)\n"
+		"  --env NAME=VALUE    set in the job's environment (repeatable; the default\n"
+		"                      is PATH=/bin:/usr/bin HOME=/ TERM=dumb)\n"
 		"  --out DIR           run directory (default: rewind-runs/RUN_ID)\n"
 		"  --step-budget N     end the run after N steps (default %llu, 0 = none)\n"
 		"  --stuck-ms MS       end the run if the guest makes no exit for MS wall ms\n"
 		"                      (default %llu)\n"
+		"  --slice-blocks N    a job built with guest/rewind-cc is preempted every N of\n"
+		"                      its schedule events, as a scheduler's time slice\n"
+		"                      (default %llu, 0 = never)\n"
+		"  --block-ns NS       the virtual time one of its events costs (default %llu)\n"
 		"  --keyframe FILE     restore the booted guest from FILE; if FILE does not "
 		"exist,\n"
 		"                      boot, write the keyframe there at READY, then go on\n"
 		"  --repeat N          after the run, run N more times from the keyframe in this\n"
-		"                      process and check every trace is identical\n"
+		"                      process (without --keyframe: the booted guest's, kept\n"
+		"                      in memory) and check every trace is identical\n"
 		"  -v, --verbose       also print the guest kernel's console on stderr, and\n"
 		"                      where in the source each error comes from\n"
 		"\n"
@@ -75,7 +89,8 @@ static void usage(FILE *to)
 		"  half-written is left).\n"
 		"The run directory holds manifest.json (inputs, run id, outcome, trace hash) and\n"
 		"trace.bin (every event with its step).\n",
-		DEFAULT_EPOCH_S, DEFAULT_STEP_BUDGET, DEFAULT_STUCK_MS);
+		DEFAULT_EPOCH_S, DEFAULT_STEP_BUDGET, DEFAULT_STUCK_MS, RUN_DEFAULT_SLICE_BLOCKS,
+		RUN_DEFAULT_BLOCK_NS);
 }
 
 /*
@@ -139,6 +154,10 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 		return number_parse_u64(arg, "--step-budget", 0, UINT64_MAX, &opt->step_budget);
 	case 't':
 		return number_parse_u64(arg, "--stuck-ms", 0, UINT64_MAX, &opt->stuck_ms);
+	case 'S':
+		return number_parse_u64(arg, "--slice-blocks", 0, 1u << 30, &opt->slice_blocks);
+	case 'N':
+		return number_parse_u64(arg, "--block-ns", 0, 1000, &opt->block_ns);
 	case 'v':
 		opt->verbose = true;
 		rw_log.where = true;
@@ -154,6 +173,19 @@ static int parse_option(struct run_options *opt, int c, const char *arg)
 			return -EINVAL;
 		}
 		opt->adds[opt->add_count++] = arg;
+		return 0;
+	case 'u':
+		opt->user = arg;
+		return 0;
+	case 'c':
+		opt->cwd = arg;
+		return 0;
+	case 'E':
+		if (opt->env_count == RUN_MAX_ENVS) {
+			rw_err("at most %d --env options", RUN_MAX_ENVS);
+			return -EINVAL;
+		}
+		opt->envs[opt->env_count++] = arg;
 		return 0;
 	default:
 		return -EINVAL;
@@ -186,9 +218,14 @@ static int cmd_run(int argc, char **argv)
 		{"initramfs", required_argument, NULL, 'i'},
 		{"initrd", required_argument, NULL, 'i'}, /* its older name */
 		{"add", required_argument, NULL, 'a'},
+		{"user", required_argument, NULL, 'u'},
+		{"cwd", required_argument, NULL, 'c'},
+		{"env", required_argument, NULL, 'E'},
 		{"out", required_argument, NULL, 'o'},
 		{"step-budget", required_argument, NULL, 'b'},
 		{"stuck-ms", required_argument, NULL, 't'},
+		{"slice-blocks", required_argument, NULL, 'S'},
+		{"block-ns", required_argument, NULL, 'N'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"keyframe", required_argument, NULL, 'K'},
 		{"repeat", required_argument, NULL, 'r'},
@@ -198,7 +235,9 @@ static int cmd_run(int argc, char **argv)
 	struct run_options opt = {.epoch_s = DEFAULT_EPOCH_S,
 				  .mem_bytes = DEFAULT_MEM,
 				  .step_budget = DEFAULT_STEP_BUDGET,
-				  .stuck_ms = DEFAULT_STUCK_MS};
+				  .stuck_ms = DEFAULT_STUCK_MS,
+				  .slice_blocks = RUN_DEFAULT_SLICE_BLOCKS,
+				  .block_ns = RUN_DEFAULT_BLOCK_NS};
 	int c;
 
 	opt.kernel_path = default_image("bzImage");

@@ -32,6 +32,16 @@ static cJSON *inputs_json(const struct run_options *opt, const struct run_inputs
 	adds = cJSON_AddArrayToObject(o, "add");
 	for (size_t i = 0; i < opt->add_count; i++)
 		cJSON_AddItemToArray(adds, cJSON_CreateString(opt->adds[i]));
+	if (opt->user)
+		cJSON_AddStringToObject(o, "user", opt->user);
+	if (opt->cwd)
+		cJSON_AddStringToObject(o, "cwd", opt->cwd);
+	if (opt->env_count) {
+		cJSON *env = cJSON_AddArrayToObject(o, "env");
+
+		for (size_t i = 0; i < opt->env_count; i++)
+			cJSON_AddItemToArray(env, cJSON_CreateString(opt->envs[i]));
+	}
 	cJSON_AddNumberToObject(o, "seed", (double)opt->seed);
 	cJSON_AddNumberToObject(o, "epoch_s", (double)opt->epoch_s);
 	cJSON_AddNumberToObject(o, "mem_bytes", (double)opt->mem_bytes);
@@ -39,6 +49,8 @@ static cJSON *inputs_json(const struct run_options *opt, const struct run_inputs
 	cJSON_AddStringToObject(o, "cpu_model", vm->cpu_model);
 	cJSON_AddNumberToObject(o, "step_budget", (double)opt->step_budget);
 	cJSON_AddNumberToObject(o, "stuck_ms", (double)opt->stuck_ms);
+	cJSON_AddNumberToObject(o, "slice_blocks", (double)opt->slice_blocks);
+	cJSON_AddNumberToObject(o, "block_ns", (double)opt->block_ns);
 	return o;
 }
 

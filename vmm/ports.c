@@ -161,7 +161,10 @@ static bool from_user(struct vm *vm, uint16_t port)
 	return false;
 }
 
-/* A yield, or a full context-switch ring (taken at every exit): the step itself is the call. */
+/*
+ * A yield, a full context-switch ring or clock reads past the timer (both
+ * taken at every exit): the step itself is the call.
+ */
 static void port_step(struct vm *vm, uint32_t value)
 {
 	(void)vm; /* a step: the clock has moved on */
@@ -225,6 +228,7 @@ static const struct port_handlers port_table[PORT_INDEX(REWIND_PORT_END)] = {
 	[PORT_INDEX(REWIND_PORT_SWITCHES)] = {.out = port_step}, /* ports_take_switches */
 	[PORT_INDEX(REWIND_PORT_COUNTER)] = {.in = counter_read, .out = counter_preempt},
 	[PORT_INDEX(REWIND_PORT_RUNTIME)] = {.in = runtime_call},
+	[PORT_INDEX(REWIND_PORT_CLOCK)] = {.out = port_step}, /* ports_take_clock_reads */
 };
 
 /* The port's handlers, or NULL for an address that is no Rewind port. */

@@ -27,6 +27,29 @@ void ports_raise(struct vm *vm, uint32_t pending_bits)
 }
 
 /*
+ * User space's clock reads moved the guest's clock on (clock_ahead_ns):
+ * virtual time takes that step too, before this exit's own quantum. The
+ * guest writes the field: a value no run of clock reads between two exits
+ * could reach is a fault, not a jump into the far future.
+ */
+void ports_take_clock_reads(struct vm *vm)
+{
+	struct rewind_shared *sh = ports_shared(vm);
+	uint64_t ahead;
+
+	if (!sh || !(ahead = sh->clock_ahead_ns))
+		return;
+	sh->clock_ahead_ns = 0;
+	if (ahead > REWIND_CLOCK_AHEAD_LIMIT) {
+		vm_finish(vm, VM_GUEST_FAULT,
+			  "the guest's clock ran %llu ns ahead between two exits (at most %llu)",
+			  (unsigned long long)ahead, (unsigned long long)REWIND_CLOCK_AHEAD_LIMIT);
+		return;
+	}
+	vclock_advance(&vm->clock, ahead);
+}
+
+/*
  * The guest's context-switch ring: one trace record per switch, stamped with
  * this step. The guest writes the ring; never trust its head.
  */

@@ -1,5 +1,6 @@
 #include "vmm/run.h"
 
+#include "vmm/counter.h"
 #include "vmm/host_time.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
@@ -68,7 +69,7 @@ static void keyframe_identity_of(const struct run_inputs *in, const struct vm *v
 	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", vm->cpu_model);
 }
 
-/* Boots to READY, keeps the keyframe in memory and writes it to path. */
+/* Boots to READY, keeps the keyframe in memory and writes it to path (NULL: no file). */
 static int boot_to_keyframe(struct vm *vm, const struct run_inputs *in, const char *path,
 			    struct keyframe *kf)
 {
@@ -82,10 +83,11 @@ static int boot_to_keyframe(struct vm *vm, const struct run_inputs *in, const ch
 	if (!vm->paused)
 		return 0; /* never got ready: the outcome says why */
 	keyframe_identity_of(in, vm, &id);
-	if (keyframe_capture(vm, kf) < 0 || keyframe_file_write(path, kf, vm, &id) < 0)
+	if (keyframe_capture(vm, kf) < 0 || (path && keyframe_file_write(path, kf, vm, &id) < 0))
 		return -EIO;
-	fprintf(stderr, "rewind: keyframe written to %s at step %llu\n", path,
-		(unsigned long long)vm->steps);
+	if (path)
+		fprintf(stderr, "rewind: keyframe written to %s at step %llu\n", path,
+			(unsigned long long)vm->steps);
 	return 0;
 }
 
@@ -117,6 +119,7 @@ static int repeat_from_keyframe(struct vm *vm, struct keyframe *kf, uint64_t rep
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		if (keyframe_restore(vm, kf) < 0)
 			return -EIO;
+		counter_reset(vm); /* the job's event count starts again */
 		restore_s += host_time_seconds_since(&start);
 		pages += kf->mem.last_restored;
 		vm_run(vm);
@@ -144,7 +147,9 @@ static int boot_and_run(struct vm *vm, const struct run_inputs *in, const struct
 	struct keyframe kf = {0};
 	int rc = 0;
 
-	if (!opt->keyframe_path) {
+	if (!opt->keyframe_path && opt->repeat) {
+		rc = boot_to_keyframe(vm, in, NULL, &kf); /* the repeats' keyframe, in memory */
+	} else if (!opt->keyframe_path) {
 		rc = run_boot(vm, in);
 	} else if (access(opt->keyframe_path, F_OK) == 0) {
 		rc = restore_from_file(vm, in, opt->keyframe_path, &kf);
@@ -169,9 +174,13 @@ int run_job(const struct run_options *opt)
 				.quantum_ns = CLOCK_DEFAULT_QUANTUM_NS,
 				.step_budget = opt->step_budget,
 				.stuck_ms = opt->stuck_ms,
+				/* an instrumented job counts its events: time slices */
+				.counter_mode = true,
+				.slice_blocks = opt->slice_blocks,
+				.block_ns = opt->block_ns,
 				.output = stdout,
 				.console = opt->verbose ? stderr : NULL,
-				.track_dirty = opt->keyframe_path != NULL};
+				.track_dirty = opt->keyframe_path != NULL || opt->repeat};
 	struct timespec start;
 	int rc;
 

@@ -14,6 +14,12 @@
 #include "rewind/abi.h"
 
 #define RUN_MAX_ADDS 64
+#define RUN_MAX_ENVS 64
+/* An instrumented job (guest/rewind-cc) gets a time slice every this many of
+ * its schedule events, each costing this much virtual time, as under a
+ * real scheduler (rewind-harness: counter mode's defaults). */
+#define RUN_DEFAULT_SLICE_BLOCKS 10000ull
+#define RUN_DEFAULT_BLOCK_NS	 1ull
 
 struct run_options {
 	const char *kernel_path;
@@ -24,11 +30,17 @@ struct run_options {
 	uint64_t mem_bytes;
 	uint64_t step_budget;
 	uint64_t stuck_ms;
+	uint64_t slice_blocks;		/* an instrumented job's time slice, in events (0: none) */
+	uint64_t block_ns;		/* the virtual time of one of its events */
 	bool verbose;			/* also print the kernel console */
 	const char *keyframe_path;	/* boot and write it if absent, else restore from it */
 	uint64_t repeat;		/* run again from the keyframe this many times */
-	const char *adds[RUN_MAX_ADDS]; /* HOST[:GUEST] */
+	const char *adds[RUN_MAX_ADDS]; /* HOST[:GUEST]: a file, or a directory and all in it */
 	size_t add_count;
+	const char *user;		/* the job's user: NAME or UID[:GID] (NULL: root) */
+	const char *cwd;		/* the job's working directory (NULL: /) */
+	const char *envs[RUN_MAX_ENVS]; /* NAME=VALUE set in the job's environment */
+	size_t env_count;
 	char *const *argv; /* the job's command */
 	size_t argc;
 };

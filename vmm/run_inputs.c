@@ -4,11 +4,10 @@
 #include "vmm/boot.h"
 #include "vmm/clock.h"
 #include "vmm/file.h"
-#include "vmm/initramfs.h"
+#include "vmm/job_archive.h"
 #include "vmm/log.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,64 +54,6 @@ static int load_initrd(struct run_inputs *in, const char *path)
 	return 0;
 }
 
-/* "HOST[:GUEST]" -> the FILE spec "HOST:GUEST", GUEST defaulting to /bin/BASENAME. */
-static int add_user_file(struct initramfs *fs, const char *add)
-{
-	char spec[8192], *copy = strdup(add);
-	int rc;
-
-	if (!copy)
-		return -ENOMEM;
-	if (strchr(add, ':'))
-		snprintf(spec, sizeof(spec), "%s", add);
-	else
-		snprintf(spec, sizeof(spec), "%s:/bin/%s", add, basename(copy));
-	free(copy);
-	rc = initramfs_add_spec(fs, INITRAMFS_FILE, spec);
-	if (rc)
-		rw_err("--add %s: cannot put it into the guest", add);
-	return rc;
-}
-
-/* The command as NUL-terminated strings, one after another (read by rewind-init). */
-static char *job_file(const struct run_options *opt, size_t *len)
-{
-	char *buf;
-	size_t at = 0;
-
-	*len = 0;
-	for (size_t i = 0; i < opt->argc; i++)
-		*len += strlen(opt->argv[i]) + 1;
-	buf = malloc(*len ? *len : 1);
-	for (size_t i = 0; buf && i < opt->argc; i++) {
-		memcpy(buf + at, opt->argv[i], strlen(opt->argv[i]) + 1);
-		at += strlen(opt->argv[i]) + 1;
-	}
-	return buf;
-}
-
-/* A second archive appended to the initramfs: /rewind/job and the user's files. */
-static int build_job_archive(struct run_inputs *in, const struct run_options *opt)
-{
-	struct initramfs fs = {0};
-	size_t job_len;
-	char *job = job_file(opt, &job_len);
-	FILE *f = open_memstream((char **)&in->job_archive, &in->job_archive_len);
-	int rc = job && f ? 0 : -ENOMEM;
-
-	if (!rc)
-		initramfs_add_data(&fs, "rewind/job", 0644, job, job_len);
-	for (size_t i = 0; i < opt->add_count && !rc; i++)
-		rc = add_user_file(&fs, opt->adds[i]);
-	if (!rc)
-		rc = initramfs_write(&fs, f);
-	if (f)
-		fclose(f);
-	initramfs_free(&fs);
-	free(job);
-	return rc;
-}
-
 static int join_initrd(struct run_inputs *in)
 {
 	size_t base = (in->base_initrd_len + 3) & ~(size_t)3; /* archives start 4-aligned */
@@ -143,8 +84,9 @@ void run_derive_seed(uint64_t seed, void *out)
 uint64_t run_id(const struct run_inputs *in, const struct run_options *opt, const char *cpu_model)
 {
 	XXH3_state_t *s = XXH3_createState();
-	uint64_t words[] = {in->kernel_hash, in->initrd_hash, opt->seed,
-			    opt->epoch_s,    opt->mem_bytes,  CLOCK_DEFAULT_QUANTUM_NS};
+	uint64_t words[] = {in->kernel_hash,   in->initrd_hash, opt->seed,
+			    opt->epoch_s,      opt->mem_bytes,	CLOCK_DEFAULT_QUANTUM_NS,
+			    opt->slice_blocks, opt->block_ns};
 	uint64_t id;
 
 	XXH3_64bits_reset(s);
@@ -163,7 +105,7 @@ int run_inputs_prepare(struct run_inputs *in, const struct run_options *opt)
 	if (!rc)
 		rc = load_initrd(in, opt->initrd_path);
 	if (!rc)
-		rc = build_job_archive(in, opt);
+		rc = job_archive_build(opt, &in->job_archive, &in->job_archive_len);
 	if (!rc)
 		rc = join_initrd(in);
 	if (rc)

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #define VM_TRACE_MAX_DEFAULT (64ull << 20) /* bytes of trace a run may make */
+#define VM_BOOT_STUCK_MS     60000ull	   /* the stuck budget before READY, at least */
 
 struct vm_config {
 	uint64_t ram_size;

@@ -134,6 +134,13 @@ static int watchdog_start(struct watchdog *w)
 	return 0;
 }
 
+void watchdog_set_budget(struct watchdog *w, uint64_t budget_ms)
+{
+	pthread_mutex_lock(&w->lock);
+	w->budget_ms = budget_ms ? budget_ms : WATCHDOG_TICK_MS;
+	pthread_mutex_unlock(&w->lock);
+}
+
 int watchdog_arm(struct watchdog *w, const uint64_t *progress, uint64_t budget_ms)
 {
 	clockid_t cpu;

@@ -45,6 +45,9 @@ struct watchdog {
  */
 int watchdog_arm(struct watchdog *w, const uint64_t *progress, uint64_t budget_ms);
 
+/* A new budget for the arming in force (the quiet time counted so far stays). */
+void watchdog_set_budget(struct watchdog *w, uint64_t budget_ms);
+
 /* True once the budget ran out (KVM_RUN then returns EINTR). */
 bool watchdog_fired(struct watchdog *w);
 

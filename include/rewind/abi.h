@@ -29,7 +29,7 @@
 #define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
 #define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
 #define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
-#define REWIND_ABI_VERSION     6u
+#define REWIND_ABI_VERSION     7u
 
 /*
  * Ports, 4 apart: a 32-bit access touches 4 byte ports, so ioperm(port, 4, 1)
@@ -86,8 +86,15 @@ enum rewind_port {
 	/* INL from the instrumented runtime: RDI holds a call (enum
 	 * rewind_runtime_call), RSI and RCX its arguments; returns the answer */
 	REWIND_PORT_RUNTIME = REWIND_PORT(10),
-	REWIND_PORT_END = REWIND_PORT(11)
+	/* value ignored; user-space clock reads moved the guest's clock
+	 * (clock_ahead_ns) past the armed timer: the exit lets the VMM fire it
+	 * (the VMM takes clock_ahead_ns into its clock at every exit) */
+	REWIND_PORT_CLOCK = REWIND_PORT(11),
+	REWIND_PORT_END = REWIND_PORT(12)
 };
+/* The ports an instrumented job's runtime uses, first and count of byte ports. */
+#define REWIND_RUNTIME_PORTS	  REWIND_PORT_COUNTER
+#define REWIND_RUNTIME_PORTS_SPAN (REWIND_PORT_RUNTIME + 4u - REWIND_PORT_COUNTER)
 /*
  * A REWIND_PORT_COUNTER read answers a countdown (what counts: see
  * guest/runtime/) in its low bits, and what to do at this point above it.
@@ -194,8 +201,20 @@ struct rewind_shared {
 	__u32 switch_head; /* written by the guest */
 	__u32 switch_tail; /* written by the VMM */
 	struct rewind_switch switches[REWIND_SWITCH_RING];
-	__u8 reserved[4096 - 80 - 8 * REWIND_SWITCH_RING];
+	/*
+	 * Virtual time user space's clock reads moved on since the last exit
+	 * (written by the guest): every clock_gettime, gettimeofday, time and
+	 * RDTSC of user space adds REWIND_CLOCK_READ_NS, and the guest's clock
+	 * is now_ns + clock_ahead_ns. At every exit the VMM adds it to its
+	 * clock and sets it to 0. A program that waits for time by polling the
+	 * clock then sees it pass, deterministically; once the clock passes
+	 * the armed timer, the guest writes REWIND_PORT_CLOCK.
+	 */
+	__u64 clock_ahead_ns;
+	__u8 reserved[4096 - 88 - 8 * REWIND_SWITCH_RING];
 };
+#define REWIND_CLOCK_READ_NS	 1000u /* what one user-space clock read costs */
+#define REWIND_CLOCK_AHEAD_LIMIT (3600ull * 1000000000ull) /* more between exits: a guest fault */
 
 /* Event records, handed over with REWIND_PORT_EVENT; the VMM stamps each with its step. */
 enum rewind_event_type {

@@ -1025,6 +1025,21 @@ static void test_rewind_fuzz_finds_the_cxx_bug(void **state)
 			  "account_cxx: balance ");
 }
 
+/* A request counter of a server over loopback TCP, a thread per connection: a lost update. */
+static void test_rewind_fuzz_finds_the_tcp_server_bug(void **state)
+{
+	(void)state;
+	rewind_fuzz_finds("/tests/tcp_stats", 300, "the job is instrumented", "tcp_stats: served ");
+}
+
+/* A session table made lazily without its lock, by the handlers of a Unix-socket server. */
+static void test_rewind_fuzz_finds_the_unix_socket_server_bug(void **state)
+{
+	(void)state;
+	rewind_fuzz_finds("/tests/unix_sessions", 300, "the job is instrumented",
+			  "unix_sessions: 1 sessions for 2 clients");
+}
+
 /* Bug depth 3: two change points in the right places. */
 static void test_rewind_fuzz_finds_the_depth3_bug(void **state)
 {
@@ -1371,7 +1386,7 @@ static void test_one_shot_json_and_the_shared_vocabulary(void **state)
 	sh(HARNESS " --version", a);
 	expect_status(a, 0, NULL);
 	assert_true(strncmp(a->out, "rewind-harness 0.1.0 (commit ", 29) == 0);
-	assert_non_null(strstr(a->out, ")\nguest ABI 6\nCPU model rewind-"));
+	assert_non_null(strstr(a->out, ")\nguest ABI 7\nCPU model rewind-"));
 	assert_non_null(strstr(a->out, "/build/guest/bzImage (XXH3 0x"));
 }
 
@@ -1559,6 +1574,8 @@ int main(void)
 		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_cxx_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_depth3_bug),
+		cmocka_unit_test(test_rewind_fuzz_finds_the_tcp_server_bug),
+		cmocka_unit_test(test_rewind_fuzz_finds_the_unix_socket_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_uninstrumented_lost_update),
 		cmocka_unit_test(test_plain_afl_fuzz_finds_the_lost_update),
 		cmocka_unit_test(test_afl_fuzz_finds_a_lost_update_by_single_stepping),

@@ -64,7 +64,8 @@ static void test_a_job_file_sets_every_field(void **state)
 				    "\"command\":[\"/bin/x\",\"-v\"],\"add\":[\"a:/bin/a\",\"b\"],"
 				    "\"mem_mib\":256,\"epoch_s\":7,\"step_budget\":5,"
 				    "\"stuck_ms\":20,\"wall_ms\":30,\"slice_blocks\":0,"
-				    "\"block_ns\":1000}",
+				    "\"block_ns\":1000,\"user\":\"1000:5\",\"cwd\":\"/w\","
+				    "\"env\":[\"X=1\",\"Y=\"],\"skip_status\":7}",
 				    msg, sizeof(msg)),
 			 0);
 	assert_string_equal(job.run.kernel_path, "/k/bz");
@@ -80,6 +81,11 @@ static void test_a_job_file_sets_every_field(void **state)
 	assert_int_equal(job.wall_ms, 30);
 	assert_int_equal(job.slice_blocks, 0);
 	assert_int_equal(job.block_ns, 1000);
+	assert_string_equal(job.run.user, "1000:5");
+	assert_string_equal(job.run.cwd, "/w");
+	assert_int_equal(job.run.env_count, 2);
+	assert_string_equal(job.run.envs[1], "Y=");
+	assert_int_equal(job.skip_status, 7);
 	job_free(&job);
 }
 
@@ -119,6 +125,7 @@ static void test_job_file_ranges(void **state)
 	expect_range("wall_ms", 10, 86400000);
 	expect_range("slice_blocks", 0, 1u << 30);
 	expect_range("block_ns", 0, 1000);
+	expect_range("skip_status", 0, 255);
 }
 
 static void test_bad_job_files_are_refused(void **state)
@@ -137,6 +144,10 @@ static void test_bad_job_files_are_refused(void **state)
 	assert_int_equal(apply_text(&job, "{\"command\":[]}", msg, sizeof(msg)), -EINVAL);
 	assert_int_equal(apply_text(&job, "{\"add\":\"x\"}", msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "\"add\" must be an array of strings"));
+	assert_int_equal(apply_text(&job, "{\"env\":[\"novalue\"]}", msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "--env novalue: expected NAME=VALUE"));
+	assert_int_equal(apply_text(&job, "{\"user\":7}", msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "\"user\" must be a non-empty string"));
 	/* the first bad field in the table's order is the one named */
 	assert_int_equal(apply_text(&job, "{\"block_ns\":9999,\"stuck_ms\":1}", msg, sizeof(msg)),
 			 -EINVAL);
@@ -154,13 +165,30 @@ static void test_a_job_reads_back_from_its_json(void **state)
 
 	(void)state;
 	assert_int_equal(job_init_defaults(&job), 0);
+	/* without a user, directory, environment or skip status they are absent */
+	obj = job_to_json(&job);
+	assert_int_equal(cJSON_GetArraySize(obj), 11);
+	assert_null(cJSON_GetObjectItemCaseSensitive(obj, "user"));
+	cJSON_Delete(obj);
 	assert_int_equal(job_apply_option(&job, "add", "x:/bin/x:0700"), 0);
 	assert_int_equal(job_apply_option(&job, "stuck-ms", "777"), 0);
+	assert_int_equal(job_apply_option(&job, "user", "rewind"), 0);
+	assert_int_equal(job_apply_option(&job, "cwd", "/home/rewind/src"), 0);
+	assert_int_equal(job_apply_option(&job, "env", "A=1"), 0);
+	assert_int_equal(job_apply_option(&job, "env", "B=2=3"), 0);
+	assert_int_equal(job_apply_option(&job, "env", "A=4"), 0); /* replaces A */
+	assert_int_equal(job_apply_option(&job, "skip-status", "77"), 0);
+	assert_int_equal(job.run.env_count, 2);
+	assert_string_equal(job.run.envs[0], "A=4");
+	assert_string_equal(job.run.envs[1], "B=2=3");
+	assert_string_equal(job.run.user, "rewind");
+	assert_string_equal(job.run.cwd, "/home/rewind/src");
+	assert_int_equal(job.skip_status, 77);
 	obj = job_to_json(&job);
 	for (const struct job_field *f = job_fields; f->key || f->flag; f++)
 		if (f->key && !cJSON_GetObjectItemCaseSensitive(obj, f->key))
 			fail_msg("job_to_json has no \"%s\"", f->key);
-	assert_int_equal(cJSON_GetArraySize(obj), 11);
+	assert_int_equal(cJSON_GetArraySize(obj), 15);
 	assert_int_equal(job_init_defaults(&back), 0);
 	assert_int_equal(CAPTURE(msg, job_apply_json(&back, obj, "artifact")), 0);
 	one = cJSON_PrintUnformatted(obj);
@@ -210,6 +238,10 @@ static void test_command_line_options(void **state)
 	assert_int_equal(CAPTURE(msg, job_apply_option(&job, "epoch_s", "1")), -EINVAL);
 	assert_string_equal(msg, "rewind: error: --epoch_s is not a job option\n");
 	assert_int_equal(CAPTURE(msg, job_apply_option(&job, "command", "x")), -EINVAL);
+	assert_int_equal(CAPTURE(msg, job_apply_option(&job, "env", "=1")), -EINVAL);
+	assert_string_equal(msg, "rewind: error: --env =1: expected NAME=VALUE\n");
+	assert_int_equal(CAPTURE(msg, job_apply_option(&job, "env", "NOVALUE")), -EINVAL);
+	assert_int_equal(CAPTURE(msg, job_apply_option(&job, "skip-status", "256")), -EINVAL);
 	assert_int_equal(CAPTURE(msg, job_apply_option(&job, "job", "/no/such.json")), -ENOENT);
 	job_free(&job);
 }

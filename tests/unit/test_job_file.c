@@ -156,6 +156,91 @@ static void test_resolve_slash_and_limits(void **state)
 	assert_string_equal(out, "/bin/tool");
 }
 
+static void test_setup(void **state)
+{
+	char buf[] = "user=rewind\0cwd=/home/rewind/src\0env=A=1\0own=/work\0env=B=\0";
+	char bad_key[] = "shell=/bin/sh";
+	char bad_cwd[] = "cwd=relative";
+	char bad_env[] = "env==1";
+	char unterminated[] = {'u', 's', 'e', 'r', '=', 'x'};
+	struct job_setup setup;
+
+	(void)state;
+	assert_int_equal(job_parse_setup(buf, sizeof(buf) - 1, &setup), 0);
+	assert_string_equal(setup.user, "rewind");
+	assert_string_equal(setup.cwd, "/home/rewind/src");
+	assert_int_equal(setup.env_count, 2);
+	assert_string_equal(setup.env[0], "A=1");
+	assert_string_equal(setup.env[1], "B=");
+	assert_int_equal(setup.own_count, 1);
+	assert_string_equal(setup.own[0], "/work");
+	assert_int_equal(job_parse_setup(buf, 0, &setup), 0); /* empty: root, "/" */
+	assert_null(setup.user);
+	assert_null(setup.cwd);
+	assert_int_equal(job_parse_setup(bad_key, sizeof(bad_key), &setup), JOB_ERR_BAD_SETUP);
+	assert_int_equal(job_parse_setup(bad_cwd, sizeof(bad_cwd), &setup), JOB_ERR_BAD_SETUP);
+	assert_int_equal(job_parse_setup(bad_env, sizeof(bad_env), &setup), JOB_ERR_BAD_SETUP);
+	assert_int_equal(job_parse_setup(unterminated, sizeof(unterminated), &setup),
+			 JOB_ERR_UNTERMINATED);
+}
+
+static const char passwd[] = "root:x:0:0:root:/root:/bin/sh\n"
+			     "broken line\n"
+			     "rewind:x:1000:1000:Rewind job:/home/rewind:/bin/sh\n"
+			     "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin";
+
+static void test_find_user(void **state)
+{
+	struct job_user u;
+
+	(void)state;
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "rewind", &u), 0);
+	assert_int_equal(u.uid, 1000);
+	assert_int_equal(u.gid, 1000);
+	assert_string_equal(u.home, "/home/rewind");
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "nobody", &u), 0);
+	assert_int_equal(u.uid, 65534);
+	assert_string_equal(u.home, "/nonexistent"); /* the last line has no newline */
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "1000", &u), 0);
+	assert_string_equal(u.name, "rewind");
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "1000:5", &u), 0);
+	assert_int_equal(u.gid, 5);
+	assert_string_equal(u.home, "/home/rewind");
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "4242", &u), 0);
+	assert_int_equal(u.uid, 4242);
+	assert_int_equal(u.gid, 4242);
+	assert_string_equal(u.name, "");
+	assert_string_equal(u.home, "/");
+	assert_int_equal(job_find_user(NULL, 0, "7:8", &u), 0);
+	assert_int_equal(u.gid, 8);
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "alice", &u), JOB_ERR_BAD_USER);
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "broken line", &u),
+			 JOB_ERR_BAD_USER);
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "1:x", &u), JOB_ERR_BAD_USER);
+	assert_int_equal(job_find_user(passwd, strlen(passwd), "4294967295", &u),
+			 JOB_ERR_BAD_USER); /* (uid_t)-1 */
+	assert_int_equal(job_find_user(NULL, 0, "rewind", &u), JOB_ERR_BAD_USER);
+}
+
+static void test_env_set(void **state)
+{
+	char path[] = "PATH=/bin", home[] = "HOME=/", user_home[] = "HOME=/home/rewind";
+	char path2[] = "PATHS=x", bad[] = "=x";
+	char *envp[4] = {path, home, NULL, NULL};
+
+	(void)state;
+	assert_int_equal(job_env_set(envp, 4, user_home), 0);
+	assert_string_equal(envp[1], "HOME=/home/rewind");
+	assert_null(envp[2]);
+	assert_int_equal(job_env_set(envp, 4, path2), 0); /* PATHS is not PATH */
+	assert_string_equal(envp[0], "PATH=/bin");
+	assert_string_equal(envp[2], "PATHS=x");
+	assert_null(envp[3]);
+	assert_int_equal(job_env_set(envp, 4, bad), JOB_ERR_BAD_ENV);
+	envp[3] = NULL;
+	assert_int_equal(job_env_set(envp, 3, path2), 0); /* replacing needs no room */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +250,9 @@ int main(void)
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_resolve_path_search),
 		cmocka_unit_test(test_resolve_slash_and_limits),
+		cmocka_unit_test(test_setup),
+		cmocka_unit_test(test_find_user),
+		cmocka_unit_test(test_env_set),
 	};
 
 	return cmocka_run_group_tests_name("job_file", tests, NULL, NULL);

@@ -1,17 +1,24 @@
 /*
  * Unit tests of what rewind explore reads and decides without KVM: suite
- * files (reports/suite.c) and failure signatures (reports/signature.c).
+ * files (reports/suite.c), their runners (reports/suite_runner.c, with
+ * small fake runners and, where cmake is installed, a real CTest build
+ * folder), a night's plan (reports/plan.c) and failure signatures
+ * (reports/signature.c).
  */
+#include "reports/plan.h"
 #include "reports/signature.h"
 #include "reports/suite.h"
 
 #include <dirent.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -31,28 +38,58 @@ static const char *write_file(const char *name, const char *text)
 	return path;
 }
 
+/* A shell script the tests run as a fake runner. */
+static void write_script(const char *name, const char *body)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text), "#!/bin/sh\n%s\n", body);
+	assert_int_equal(chmod(write_file(name, text), 0755), 0);
+}
+
 static int make_dir(void **state)
 {
 	(void)state;
 	return mkdtemp(dir) ? 0 : -1;
 }
 
-/* Removes the files the tests wrote, then the folder. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Removes everything the tests wrote, then the folder. */
 static int remove_dir(void **state)
 {
-	DIR *d = opendir(dir);
-	const struct dirent *e;
-	char path[512];
-
 	(void)state;
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	return rmdir(dir);
+	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A test's rewind-harness options as one line, to compare whole. */
+static const char *args_line(const struct suite_test *t)
+{
+	static char line[4096];
+	size_t used = 0;
+
+	line[0] = 0;
+	for (size_t i = 0; i < t->arg_count; i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", i ? " " : "",
+					 t->args[i]);
+	return line;
+}
+
+static const char *command_line(const struct suite_test *t)
+{
+	static char line[4096];
+	size_t used = 0;
+
+	line[0] = 0;
+	for (size_t i = 0; i < t->command_len; i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", i ? " " : "",
+					 t->command[i]);
+	return line;
 }
 
 static void test_suite_parsed(void **state)
@@ -149,6 +186,629 @@ static void test_suite_refused(void **state)
 	assert_int_equal(suite_load("/nonexistent/suite.json", &s), -1);
 }
 
+static void test_suite_job_keys(void **state)
+{
+	static struct suite s;
+	const char *path = write_file(
+		"keys.json",
+		"{\"format\": \"rewind-suite\", \"version\": 1, \"tests\": ["
+		"{\"name\": \"uv\", \"command\": [\"/bin/uv\", \"active\"], \"user\": \"rewind\","
+		" \"cwd\": \"/src/uv\", \"env\": [\"UV_RUN_AS_ROOT=1\", \"X=a=b\"],"
+		" \"skip_status\": 7, \"add\": [\"/h:/g\"], \"mem_mib\": 512}]}");
+
+	(void)state;
+	assert_int_equal(suite_load(path, &s), 0);
+	assert_int_equal(s.count, 1);
+	assert_string_equal(
+		args_line(&s.tests[0]),
+		"--add /h:/g --mem 512 --user rewind --cwd /src/uv --env UV_RUN_AS_ROOT=1 "
+		"--env X=a=b --skip-status 7");
+	suite_free(&s);
+}
+
+/* Settings at the top level are every test's; a test's own win; "env" merges by NAME. */
+static void test_suite_top_level_defaults(void **state)
+{
+	static struct suite s;
+	const char *path = write_file(
+		"defaults.json",
+		"{\"format\": \"rewind-suite\", \"version\": 1, \"user\": \"rewind\","
+		" \"cwd\": \"/work\", \"env\": [\"A=1\", \"B=2\"], \"skip_status\": 77, \"tests\": "
+		"["
+		"{\"name\": \"plain\", \"command\": [\"/t/plain\"]},"
+		"{\"name\": \"own\", \"command\": [\"/t/own\"], \"user\": \"nobody\","
+		" \"cwd\": \"/\", \"env\": [\"B=3\", \"C=4\"], \"skip_status\": 7},"
+		"{\"name\": \"none\", \"command\": [\"/t/none\"], \"skip_status\": 0}]}");
+
+	(void)state;
+	assert_int_equal(suite_load(path, &s), 0);
+	assert_int_equal(s.count, 3);
+	assert_string_equal(args_line(&s.tests[0]),
+			    "--user rewind --cwd /work --env A=1 --env B=2 --skip-status 77");
+	assert_string_equal(args_line(&s.tests[1]),
+			    "--user nobody --cwd / --env A=1 --env B=3 --env C=4 --skip-status 7");
+	/* skip_status 0: no skip status, whatever the default */
+	assert_string_equal(args_line(&s.tests[2]),
+			    "--user rewind --cwd /work --env A=1 --env B=2");
+	suite_free(&s);
+}
+
+static void test_suite_job_keys_refused(void **state)
+{
+	static struct suite s;
+	static const char *const bad[] = {
+		"\"user\": \"two words\"", "\"user\": \"\"",	   "\"user\": 0",
+		"\"cwd\": \"relative\"",   "\"cwd\": 1",	   "\"env\": \"A=1\"",
+		"\"env\": [\"A\"]",	   "\"env\": [\"=1\"]",	   "\"env\": [\"1A=1\"]",
+		"\"env\": [\"A B=1\"]",	   "\"env\": [1]",	   "\"skip_status\": 256",
+		"\"skip_status\": -1",	   "\"skip_status\": 1.5", "\"skip_status\": \"7\"",
+	};
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"format\": \"rewind-suite\", \"tests\": [{\"name\": \"a\", "
+			 "\"command\": [\"/a\"], %s}]}",
+			 bad[i]);
+		assert_int_equal(suite_load(write_file("badkey.json", text), &s), -1);
+		/* ... and as a default at the top level */
+		snprintf(text, sizeof(text),
+			 "{\"format\": \"rewind-suite\", %s, \"tests\": [{\"name\": \"a\", "
+			 "\"command\": [\"/a\"]}]}",
+			 bad[i]);
+		assert_int_equal(suite_load(write_file("badtop.json", text), &s), -1);
+		assert_int_equal(s.count, 0);
+	}
+}
+
+/*
+ * What libuv's uv_run_tests_a --list prints (1.44.2): every test but the
+ * helpers, sorted, one a line; a test with helper processes padded to 25
+ * columns and followed by "(helpers: ...)". Here also lines a runner might
+ * print around its list, names to sanitise, and what "exclude" leaves out.
+ */
+static const char FAKE_LIST[] =
+	"[ \"$UV_RUN_AS_ROOT\" = 1 ] || { echo 'The libuv test suite cannot be run as root.' >&2; "
+	"exit 1; }\n"
+	"[ \"$1\" = --list ] || exit 2\n"
+	"cat <<'END'\n"
+	"Available tests:\n"
+	"active\n"
+	"\n"
+	"  async_null_cb  \r\n"
+	"callback_stack            (helpers: tcp4_echo_server)\n"
+	"pipe_ping_pong            (helpers: pipe_echo_server)\n"
+	"tcp_open                  (helpers: tcp4_echo_server)\n"
+	"udp_ref3                  (helpers: udp4_echo_server)\n"
+	"# a comment\n"
+	"--------\n"
+	"Suite/case:1\n"
+	"Suite_case_1\n"
+	"x123456789x123456789x123456789x123456789x123456789x123456789_long_name\n"
+	"Total: 13 tests\n"
+	"END";
+
+static void test_runner_list(void **state)
+{
+	static struct suite s;
+	const char *path;
+
+	(void)state;
+	write_script("uv_list", FAKE_LIST);
+	path = write_file("list.json",
+			  "{\"format\": \"rewind-suite\", \"version\": 1, \"env\": [\"HOME=/\"],"
+			  " \"tests\": [{\"name\": \"active\", \"command\": [\"/bin/mine\"]}],"
+			  " \"runner\": {\"kind\": \"list\", \"list\": [\"./uv_list\", \"--list\"],"
+			  " \"list_env\": [\"UV_RUN_AS_ROOT=1\"],"
+			  " \"command\": [\"/bin/uv_run_tests_a\", \"{test}\", \"--x={test}.log\"],"
+			  " \"add\": [\"uv_list:/bin/uv_run_tests_a\"], \"user\": \"rewind\","
+			  " \"skip_status\": 7, \"mode\": \"plain\","
+			  " \"exclude\": [\"tcp_*\", \"re:^udp\", \"pipe_ping_?ong\"]}}");
+	assert_int_equal(suite_load(path, &s), 0);
+	assert_int_equal(s.count, 7);
+	/* the suite's own test first; the runner's "active" is renamed to stay unique */
+	assert_string_equal(s.tests[0].name, "active");
+	assert_string_equal(command_line(&s.tests[0]), "/bin/mine");
+	assert_false(s.tests[0].plain);
+	assert_string_equal(args_line(&s.tests[0]), "--env HOME=/");
+	assert_string_equal(s.tests[1].name, "active-2");
+	assert_string_equal(command_line(&s.tests[1]), "/bin/uv_run_tests_a active --x=active.log");
+	assert_true(s.tests[1].plain);
+	assert_string_equal(s.tests[2].name, "async_null_cb");
+	assert_string_equal(command_line(&s.tests[2]),
+			    "/bin/uv_run_tests_a async_null_cb --x=async_null_cb.log");
+	assert_string_equal(s.tests[3].name, "callback_stack");
+	assert_string_equal(command_line(&s.tests[3]),
+			    "/bin/uv_run_tests_a callback_stack --x=callback_stack.log");
+	/* the name in the command is the runner's; the suite's is sanitised and unique */
+	assert_string_equal(s.tests[4].name, "Suite_case_1");
+	assert_string_equal(command_line(&s.tests[4]),
+			    "/bin/uv_run_tests_a Suite/case:1 --x=Suite/case:1.log");
+	assert_string_equal(s.tests[5].name, "Suite_case_1-2");
+	assert_string_equal(command_line(&s.tests[5]),
+			    "/bin/uv_run_tests_a Suite_case_1 --x=Suite_case_1.log");
+	assert_string_equal(s.tests[6].name,
+			    "x123456789x123456789x123456789x123456789x123456789x123456789_lo");
+	assert_int_equal(strlen(s.tests[6].name), SUITE_NAME_MAX - 1);
+	for (size_t i = 1; i < s.count; i++) {
+		char expected[512];
+
+		snprintf(expected, sizeof(expected),
+			 "--add %s/uv_list:/bin/uv_run_tests_a --user rewind --env HOME=/ "
+			 "--skip-status 7",
+			 dir);
+		assert_string_equal(args_line(&s.tests[i]), expected);
+	}
+	suite_free(&s);
+}
+
+static const char *runner_suite(const char *name, const char *runner)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "{\"format\": \"rewind-suite\", \"runner\": %s}", runner);
+	return write_file(name, text);
+}
+
+static void test_runner_list_refused(void **state)
+{
+	static struct suite s;
+	static const char *const bad[] = {
+		/* the runner: its kind, its keys */
+		"[]",
+		"{\"kind\": \"make\"}",
+		"{\"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"filter\": \"x\"}",
+		"{\"kind\": \"list\", \"command\": [\"/t\", \"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": [], \"command\": [\"/t\", \"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": \"./ok_list\", \"command\": [\"/t\", \"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"exclude\": [\"re:(\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"list_env\": [\"NOVALUE\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"timeout_s\": 0}",
+		/* a runner setting checked as a test's */
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"skip_status\": 300}",
+		/* the command fails, is missing, prints too much, takes too long, lists nothing */
+		"{\"kind\": \"list\", \"list\": [\"./fails\"], \"command\": [\"/t\", \"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./missing\"], \"command\": [\"/t\", "
+		"\"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": [\"no-such-program-here\"], \"command\": [\"/t\","
+		" \"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./chatty\"], \"command\": [\"/t\", \"{test}\"]}",
+		"{\"kind\": \"list\", \"list\": [\"./slow\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"timeout_s\": 1}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"exclude\": [\"*\"]}",
+	};
+	struct timespec t0, t1;
+
+	(void)state;
+	write_script("ok_list", "echo one; echo two");
+	write_script("fails", "echo one; echo 'it broke' >&2; exit 3");
+	write_script("chatty",
+		     "i=0; while [ $i -lt 70000 ]; do "
+		     "echo 0123456789012345678901234567890123456789012345678901234567890123;"
+		     " i=$((i + 1)); done");
+	write_script("slow", "echo one; exec sleep 30");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(suite_load(runner_suite("badrunner.json", bad[i]), &s), -1);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		assert_int_equal(s.count, 0);
+		assert_true(t1.tv_sec - t0.tv_sec < 10); /* "timeout_s": 1 kills slow */
+	}
+	assert_int_equal(suite_load(runner_suite("okrunner.json",
+						 "{\"kind\": \"list\", \"list\": [\"./ok_list\"],"
+						 " \"command\": [\"/t\", \"{test}\"]}"),
+				    &s),
+			 0);
+	assert_int_equal(s.count, 2);
+	suite_free(&s);
+}
+
+/* What ctest --show-only=json-v1 printed for a small project (CMake 3.25), trimmed. */
+static const char FAKE_CTEST[] =
+	"[ \"$1\" = --show-only=json-v1 ] && [ \"$2\" = -C ] && [ \"$3\" = Debug ] || exit 9\n"
+	"cat <<'END'\n"
+	"{\"backtraceGraph\": {\"commands\": [\"add_test\"], \"files\": [], \"nodes\": []},\n"
+	" \"kind\": \"ctestInfo\", \"version\": {\"major\": 1, \"minor\": 0}, \"tests\": [\n"
+	"  {\"backtrace\": 1, \"command\": [\"BUILD/t_alpha\", \"--x\", \"a b\"], \"name\": "
+	"\"alpha\","
+	"   \"properties\": [{\"name\": \"WORKING_DIRECTORY\", \"value\": \"BUILD\"}]},\n"
+	"  {\"backtrace\": 3, \"command\": [\"/bin/sh\", \"-c\", \"exit 77\"], \"name\": \"beta\","
+	"   \"properties\": [{\"name\": \"ENVIRONMENT\", \"value\": [\"A=1\", \"B=two=2\"]},"
+	"   {\"name\": \"LABELS\", \"value\": [\"x\", \"y\"]},"
+	"   {\"name\": \"SKIP_RETURN_CODE\", \"value\": 77},"
+	"   {\"name\": \"WORKING_DIRECTORY\", \"value\": \"/tmp\"}]},\n"
+	"  {\"command\": [\"/bin/false\"], \"name\": \"gamma\","
+	"   \"properties\": [{\"name\": \"DISABLED\", \"value\": true}]},\n"
+	"  {\"name\": \"delta\", \"properties\": []},\n"
+	"  {\"command\": [\"/bin/true\"], \"name\": \"inverted\","
+	"   \"properties\": [{\"name\": \"WILL_FAIL\", \"value\": true}]},\n"
+	"  {\"command\": [\"/bin/true\"], \"name\": \"by_output\","
+	"   \"properties\": [{\"name\": \"PASS_REGULAR_EXPRESSION\", \"value\": [\"ok\"]}]},\n"
+	"  {\"command\": [\"/bin/true\"], \"name\": \"slow_one\", \"properties\": []},\n"
+	"  {\"command\": [\"BUILD/t x\"], \"name\": \"with space/and:colon\","
+	"   \"properties\": [{\"name\": \"SKIP_RETURN_CODE\", \"value\": \"4\"},"
+	"   {\"name\": \"WORKING_DIRECTORY\", \"value\": \"BUILD/sub\"}]}\n"
+	"]}\n"
+	"END";
+
+static void test_runner_ctest(void **state)
+{
+	static struct suite s;
+	char script[sizeof(FAKE_CTEST) + 2048], build[300], expected[1024];
+	const char *path;
+	size_t used;
+
+	(void)state;
+	snprintf(build, sizeof(build), "%s/build", dir);
+	assert_int_equal(mkdir(build, 0755), 0);
+	/* BUILD in the fake output is the build folder; ctest runs in it */
+	used = (size_t)snprintf(script, sizeof(script), "[ \"$PWD\" = %s ] || exit 8\n", build);
+	for (const char *p = FAKE_CTEST; *p && used + sizeof(build) < sizeof(script); p++)
+		if (!strncmp(p, "BUILD", 5)) {
+			used += (size_t)snprintf(script + used, sizeof(script) - used, "%s", build);
+			p += 4;
+		} else {
+			script[used++] = *p;
+			script[used] = 0;
+		}
+	write_script("fake_ctest", script);
+	path = write_file(
+		"ctest.json",
+		"{\"format\": \"rewind-suite\", \"version\": 1, \"env\": [\"A=0\"],"
+		" \"runner\": {\"kind\": \"ctest\", \"build_dir\": \"build\","
+		" \"ctest\": \"./fake_ctest\", \"config\": \"Debug\", \"mode\": \"plain\","
+		" \"user\": \"rewind\", \"exclude\": [\"slow_*\"]}}");
+	assert_int_equal(suite_load(path, &s), 0);
+	assert_int_equal(s.count, 3);
+	assert_string_equal(s.tests[0].name, "alpha");
+	snprintf(expected, sizeof(expected), "%s/t_alpha --x a b", build);
+	assert_string_equal(command_line(&s.tests[0]), expected);
+	snprintf(expected, sizeof(expected), "--add %s:%s --user rewind --cwd %s --env A=0", build,
+		 build, build);
+	assert_string_equal(args_line(&s.tests[0]), expected);
+	assert_true(s.tests[0].plain);
+	assert_string_equal(s.tests[1].name, "beta");
+	assert_string_equal(command_line(&s.tests[1]), "/bin/sh -c exit 77");
+	snprintf(expected, sizeof(expected),
+		 "--add %s:%s --user rewind --cwd /tmp --env A=1 --env B=two=2 --skip-status 77",
+		 build, build);
+	assert_string_equal(args_line(&s.tests[1]), expected);
+	assert_string_equal(s.tests[2].name, "with_space_and_colon");
+	snprintf(expected, sizeof(expected), "%s/t x", build);
+	assert_string_equal(command_line(&s.tests[2]), expected);
+	snprintf(expected, sizeof(expected),
+		 "--add %s:%s --user rewind --cwd %s/sub --env A=0 --skip-status 4", build, build,
+		 build);
+	assert_string_equal(args_line(&s.tests[2]), expected);
+	suite_free(&s);
+	/* not ctest's JSON */
+	write_script("not_ctest", "echo '{\"kind\": \"codemodel\", \"tests\": []}'");
+	assert_int_equal(suite_load(runner_suite("notctest.json",
+						 "{\"kind\": \"ctest\", \"build_dir\": \"build\","
+						 " \"ctest\": \"./not_ctest\"}"),
+				    &s),
+			 -1);
+	assert_int_equal(suite_load(runner_suite("nobuild.json",
+						 "{\"kind\": \"ctest\", \"build_dir\": \"nope\"}"),
+				    &s),
+			 -1);
+}
+
+static bool have_cmake(void)
+{
+	return system("cmake --version > /dev/null 2>&1") == 0 &&
+	       system("ctest --version > /dev/null 2>&1") == 0;
+}
+
+/* The same against a real CTest build folder, where cmake is installed. */
+static void test_runner_ctest_real(void **state)
+{
+	static struct suite s;
+	char cmd[1024], expected[1024], build[300];
+
+	(void)state;
+	if (!have_cmake()) {
+		fprintf(stderr, "test_runner_ctest_real: no cmake/ctest here: skipped\n");
+		skip();
+	}
+	snprintf(build, sizeof(build), "%s/cmake-build", dir);
+	assert_int_equal(mkdir(build, 0755), 0);
+	assert_int_equal(mkdir(strcat(strcpy(cmd, dir), "/cmake-src"), 0755), 0);
+	write_file("cmake-src/CMakeLists.txt",
+		   "cmake_minimum_required(VERSION 3.19)\n"
+		   "project(t NONE)\n"
+		   "enable_testing()\n"
+		   "add_test(NAME alpha COMMAND /bin/true --x \"a b\")\n"
+		   "add_test(NAME beta COMMAND /bin/sh -c \"exit 77\")\n"
+		   "set_tests_properties(beta PROPERTIES SKIP_RETURN_CODE 77 WORKING_DIRECTORY /tmp"
+		   " ENVIRONMENT \"A=1;B=two=2\")\n"
+		   "add_test(NAME gamma COMMAND /bin/false)\n"
+		   "set_tests_properties(gamma PROPERTIES DISABLED TRUE)\n"
+		   "add_test(NAME \"delta with space\" COMMAND /bin/echo hi)\n"
+		   "add_test(NAME inverted COMMAND /bin/true)\n"
+		   "set_tests_properties(inverted PROPERTIES WILL_FAIL TRUE)\n"
+		   "add_test(NAME release_only COMMAND /bin/true CONFIGURATIONS Release)\n");
+	snprintf(cmd, sizeof(cmd), "cmake -S %s/cmake-src -B %s > %s/cmake.log 2>&1", dir, build,
+		 dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(
+		suite_load(runner_suite("real.json", "{\"kind\": \"ctest\", \"build_dir\": "
+						     "\"cmake-build\"}"),
+			   &s),
+		0);
+	assert_int_equal(s.count, 3);
+	assert_string_equal(s.tests[0].name, "alpha");
+	assert_string_equal(command_line(&s.tests[0]), "/bin/true --x a b");
+	snprintf(expected, sizeof(expected), "--add %s:%s --cwd %s", build, build, build);
+	assert_string_equal(args_line(&s.tests[0]), expected);
+	assert_string_equal(s.tests[1].name, "beta");
+	snprintf(expected, sizeof(expected),
+		 "--add %s:%s --cwd /tmp --env A=1 --env B=two=2 --skip-status 77", build, build);
+	assert_string_equal(args_line(&s.tests[1]), expected);
+	assert_string_equal(s.tests[2].name, "delta_with_space");
+	assert_string_equal(command_line(&s.tests[2]), "/bin/echo hi");
+	suite_free(&s);
+}
+
+static void test_runner_directory(void **state)
+{
+	static struct suite s;
+	char tests[300], expected[1024];
+	static const char *const files[] = {"b_test",  "a_test",   "data.txt",
+					    ".hidden", "odd:name", "sp ace"};
+	const char *path;
+
+	(void)state;
+	snprintf(tests, sizeof(tests), "%s/t", dir);
+	assert_int_equal(mkdir(tests, 0755), 0);
+	assert_int_equal(mkdir(strcat(strcpy(expected, tests), "/subdir"), 0755), 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "t/%s", files[i]);
+		write_script(name, "exit 77");
+	}
+	assert_int_equal(chmod(strcat(strcpy(expected, tests), "/data.txt"), 0644), 0);
+	path = write_file("dir.json",
+			  "{\"format\": \"rewind-suite\", \"version\": 1, \"runner\": {"
+			  "\"kind\": \"directory\", \"dir\": \"t\", \"skip_status\": 77,"
+			  " \"mode\": \"plain\", \"exclude\": [\"b_*\"]}}");
+	assert_int_equal(suite_load(path, &s), 0);
+	assert_int_equal(s.count, 2);
+	assert_string_equal(s.tests[0].name, "a_test");
+	assert_string_equal(command_line(&s.tests[0]), "/tests/a_test");
+	snprintf(expected, sizeof(expected), "--add %s/a_test:/tests/a_test --skip-status 77",
+		 tests);
+	assert_string_equal(args_line(&s.tests[0]), expected);
+	assert_string_equal(s.tests[1].name, "sp_ace");
+	assert_string_equal(command_line(&s.tests[1]), "/tests/sp ace");
+	suite_free(&s);
+	assert_int_equal(suite_load(runner_suite("nodir.json", "{\"kind\": \"directory\","
+							       " \"dir\": \"none\"}"),
+				    &s),
+			 -1);
+}
+
+/* suite_print: a line a test; words a shell would split are quoted. */
+static void test_suite_print(void **state)
+{
+	static struct suite s;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(suite_load(write_file("print.json",
+					       "{\"format\": \"rewind-suite\", \"tests\": ["
+					       "{\"name\": \"a\", \"command\": [\"/a\", \"x y\","
+					       " \"it's\"], \"env\": [\"E=1 2\"]},"
+					       "{\"name\": \"b\", \"command\": [\"/b\", \"\"]}]}"),
+				    &s),
+			 0);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	suite_print(&s, f);
+	fclose(f);
+	assert_string_equal(text, "a\t/a 'x y' 'it'\\''s'\t--env 'E=1 2'\nb\t/b ''\n");
+	free(text);
+	suite_free(&s);
+}
+
+/* A runner's list of n tests (t0, t1, ...) as a suite. */
+static void load_many(size_t n, struct suite *s, int expect)
+{
+	char body[256];
+
+	snprintf(body, sizeof(body), "i=0; while [ $i -lt %zu ]; do echo t$i; i=$((i + 1)); done",
+		 n);
+	write_script("many", body);
+	assert_int_equal(
+		suite_load(runner_suite("many.json", "{\"kind\": \"list\", \"list\": [\"./many\"],"
+						     " \"command\": [\"/t\", \"{test}\"]}"),
+			   s),
+		expect);
+}
+
+static void test_suite_max_tests(void **state)
+{
+	static struct suite s;
+
+	(void)state;
+	load_many(SUITE_MAX_TESTS, &s, 0);
+	assert_int_equal(s.count, 4096);
+	assert_string_equal(s.tests[4095].name, "t4095");
+	assert_string_equal(command_line(&s.tests[4095]), "/t t4095");
+	suite_free(&s);
+	load_many(SUITE_MAX_TESTS + 1, &s, -1);
+	assert_int_equal(s.count, 0);
+}
+
+/* The bundled suite loads as it is. */
+static void test_bundled_suite(void **state)
+{
+	static struct suite s;
+
+	(void)state;
+	assert_int_equal(suite_load("guest/tests/suite.json", &s), 0);
+	assert_int_equal(s.count, 13);
+	assert_string_equal(s.tests[0].name, "lost_update");
+	assert_string_equal(command_line(&s.tests[0]), "/tests/lost_update");
+	assert_string_equal(s.tests[12].name, "account_cxx");
+	for (size_t i = 0; i < s.count; i++) {
+		assert_int_equal(s.tests[i].arg_count, 0);
+		assert_int_equal(s.tests[i].share, strcmp(s.tests[i].name, "reorder_many") ? 1 : 2);
+		assert_false(s.tests[i].plain);
+	}
+	suite_free(&s);
+}
+
+/* n tests t0, t1, ... of share 1. */
+static void make_suite(struct suite *s, size_t n)
+{
+	memset(s, 0, sizeof(*s));
+	s->tests = calloc(n, sizeof(*s->tests));
+	assert_non_null(s->tests);
+	s->count = s->capacity = n;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(s->tests[i].name, sizeof(s->tests[i].name), "t%zu", i);
+		s->tests[i].share = 1;
+	}
+}
+
+/* The bundled suite's night as before: every test the same share, spread in turn. */
+static void test_plan_few_tests(void **state)
+{
+	static struct suite s;
+	struct plan p = {.seconds = 300, .workers = 2, .layout = LAYOUT_AUTO, .night = 7};
+
+	(void)state;
+	make_suite(&s, 13);
+	plan_night(&s, &p);
+	assert_int_equal(p.layout, LAYOUT_TESTS);
+	assert_int_equal(p.planned, 13);
+	assert_int_equal(p.first, 0);
+	/* 7 tests on a worker: 300 - 70 s of fuzzing a worker, 460 s in all, 13 shares */
+	for (size_t i = 0; i < s.count; i++) {
+		assert_int_equal(s.tests[i].seconds, 35);
+		assert_int_equal(s.tests[i].worker, (int)(i % 2));
+	}
+	suite_free(&s);
+	/* fewer tests than workers: every worker on each test in turn */
+	make_suite(&s, 1);
+	p = (struct plan){.seconds = 100, .workers = 4, .layout = LAYOUT_AUTO, .night = 1};
+	plan_night(&s, &p);
+	assert_int_equal(p.layout, LAYOUT_INSTANCES);
+	assert_int_equal(s.tests[0].seconds, 90);
+	assert_int_equal(s.tests[0].worker, SUITE_WORKER_EVERY);
+	suite_free(&s);
+}
+
+/* A test whose share would give it less than the minimum gets the minimum. */
+static void test_plan_minimum_slice(void **state)
+{
+	static struct suite s;
+	struct plan p = {.seconds = 3600, .workers = 1, .layout = LAYOUT_AUTO, .night = 1};
+
+	(void)state;
+	make_suite(&s, 3);
+	s.tests[1].share = 1000;
+	plan_night(&s, &p);
+	/* 3570 s of fuzzing: 20 each for the small ones, the rest for the big one */
+	assert_int_equal(s.tests[0].seconds, PLAN_MIN_FUZZ_S);
+	assert_int_equal(s.tests[1].seconds, 3530);
+	assert_int_equal(s.tests[2].seconds, PLAN_MIN_FUZZ_S);
+	assert_int_equal(s.tests[1].worker, 0);
+	suite_free(&s);
+	/* a budget too small for the minimum: shared as it is */
+	make_suite(&s, 2);
+	p = (struct plan){.seconds = 40, .workers = 2, .layout = LAYOUT_AUTO, .night = 1};
+	plan_night(&s, &p);
+	assert_int_equal(p.planned, 2);
+	assert_int_equal(s.tests[0].seconds, 30);
+	assert_int_equal(s.tests[1].seconds, 30);
+	assert_int_equal(s.tests[0].worker, 0);
+	assert_int_equal(s.tests[1].worker, 1);
+	suite_free(&s);
+}
+
+/* Thousands of tests: those that fit get the minimum, night by night in turn. */
+static void test_plan_many_tests(void **state)
+{
+	static struct suite s;
+	struct plan p = {.seconds = 3600, .workers = 2, .layout = LAYOUT_AUTO, .night = 1};
+	size_t load[2] = {0};
+
+	(void)state;
+	make_suite(&s, 1000);
+	plan_night(&s, &p);
+	/* 3600 s fits 120 tests of 10 + 20 s on a worker */
+	assert_int_equal(p.planned, 240);
+	assert_int_equal(p.first, 0);
+	for (size_t i = 0; i < s.count; i++) {
+		if (i < 240) {
+			assert_int_equal(s.tests[i].seconds, PLAN_MIN_FUZZ_S);
+			assert_in_range(s.tests[i].worker, 0, 1);
+			load[s.tests[i].worker]++;
+		} else {
+			assert_int_equal(s.tests[i].seconds, 0);
+			assert_int_equal(s.tests[i].worker, SUITE_WORKER_NONE);
+		}
+	}
+	assert_int_equal(load[0], 120);
+	assert_int_equal(load[1], 120);
+	/* night 5 goes on at test 960 and wraps */
+	p = (struct plan){.seconds = 3600, .workers = 2, .layout = LAYOUT_AUTO, .night = 5};
+	plan_night(&s, &p);
+	assert_int_equal(p.first, 960);
+	assert_int_equal(s.tests[959].worker, SUITE_WORKER_NONE);
+	assert_int_not_equal(s.tests[960].worker, SUITE_WORKER_NONE);
+	assert_int_not_equal(s.tests[999].worker, SUITE_WORKER_NONE);
+	assert_int_not_equal(s.tests[199].worker, SUITE_WORKER_NONE);
+	assert_int_equal(s.tests[200].worker, SUITE_WORKER_NONE);
+	assert_int_equal(s.tests[200].seconds, 0);
+	suite_free(&s);
+	/* the largest suite on many workers: every test gets time */
+	make_suite(&s, SUITE_MAX_TESTS);
+	p = (struct plan){.seconds = 8 * 3600, .workers = 64, .layout = LAYOUT_AUTO, .night = 3};
+	plan_night(&s, &p);
+	assert_int_equal(p.planned, SUITE_MAX_TESTS);
+	for (size_t i = 0; i < s.count; i++)
+		assert_true(s.tests[i].seconds >= PLAN_MIN_FUZZ_S);
+	suite_free(&s);
+}
+
+/* night.json keeps a test without time as such. */
+static void test_plan_round_trip(void **state)
+{
+	static struct suite s, back;
+	struct plan p = {.seconds = 30, .workers = 1, .layout = LAYOUT_AUTO, .night = 2};
+	cJSON *json;
+
+	(void)state;
+	load_many(3, &s, 0);
+	plan_night(&s, &p);
+	assert_int_equal(p.planned, 1);
+	assert_int_equal(p.first, 1);
+	json = suite_to_json(&s);
+	assert_int_equal(suite_from_json(json, &back, "night.json"), 0);
+	assert_int_equal(back.tests[0].worker, SUITE_WORKER_NONE);
+	assert_int_equal(back.tests[0].seconds, 0);
+	assert_int_equal(back.tests[1].worker, 0);
+	assert_int_equal(back.tests[2].worker, SUITE_WORKER_NONE);
+	cJSON_Delete(json);
+	suite_free(&s);
+	suite_free(&back);
+}
+
 static void test_signature_blurs_numbers(void **state)
 {
 	struct signature a, b, hang1, hang2, ex;
@@ -239,6 +899,21 @@ int main(void)
 		cmocka_unit_test(test_suite_parsed),
 		cmocka_unit_test(test_suite_round_trip),
 		cmocka_unit_test(test_suite_refused),
+		cmocka_unit_test(test_suite_job_keys),
+		cmocka_unit_test(test_suite_top_level_defaults),
+		cmocka_unit_test(test_suite_job_keys_refused),
+		cmocka_unit_test(test_runner_list),
+		cmocka_unit_test(test_runner_list_refused),
+		cmocka_unit_test(test_runner_ctest),
+		cmocka_unit_test(test_runner_ctest_real),
+		cmocka_unit_test(test_runner_directory),
+		cmocka_unit_test(test_suite_print),
+		cmocka_unit_test(test_suite_max_tests),
+		cmocka_unit_test(test_bundled_suite),
+		cmocka_unit_test(test_plan_few_tests),
+		cmocka_unit_test(test_plan_minimum_slice),
+		cmocka_unit_test(test_plan_many_tests),
+		cmocka_unit_test(test_plan_round_trip),
 		cmocka_unit_test(test_signature_blurs_numbers),
 		cmocka_unit_test(test_artifact_names),
 	};
