@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #define BUNDLE_KERNEL	 "kernel"
 #define BUNDLE_INITRAMFS "initramfs.cpio"
 #define BUNDLE_FILES	 "files"
+#define BUNDLE_JOB	 "job.cpio"
 #define BUNDLE_MAX_FILE	 (1ull << 30)
 
 bool bundle_is(const char *path)
@@ -74,6 +76,8 @@ int bundle_write(const char *dir, const struct replay_case *c, const struct exec
 	if (!rc)
 		rc = write_file(dir, BUNDLE_INITRAMFS, ex->in.base_initrd, ex->in.base_initrd_len);
 	if (!rc)
+		rc = write_file(dir, BUNDLE_JOB, ex->in.job_archive, ex->in.job_archive_len);
+	if (!rc)
 		rc = write_added_files(dir, ex);
 	snprintf(path, sizeof(path), "%s/%s", dir, BUNDLE_ARTIFACT);
 	/* the artifact last: a bundle with crash.json is complete */
@@ -117,7 +121,7 @@ static const struct artifact_file *bundled_file(const struct artifact_expect *e,
 }
 
 /* Every add of the job comes from the bundle, found by its guest path. */
-static int locate_adds(const char *dir, struct replay_case *c)
+int bundle_locate_adds(const char *dir, struct replay_case *c)
 {
 	char guest[4096], name[64], path[4096], spec[8400];
 
@@ -127,7 +131,9 @@ static int locate_adds(const char *dir, struct replay_case *c)
 		job_add_guest_path(c->job.adds[i], guest, sizeof(guest));
 		f = bundled_file(&c->expect, guest);
 		if (!f) {
-			rw_err("the bundle %s does not carry %s, which its job adds", dir, guest);
+			rw_err("the bundle %s does not carry %s, which its job adds (a directory is "
+		       "carried whole only in its job.cpio: replay it without changing the job)",
+		       dir, guest);
 			return -EINVAL;
 		}
 		snprintf(name, sizeof(name), "%s/%016" PRIx64, BUNDLE_FILES, f->xxh3);
@@ -152,5 +158,11 @@ int bundle_locate(const char *dir, struct replay_case *c)
 			 sizeof(path)) < 0 ||
 	    job_set_initramfs(&c->job, path) < 0)
 		return -EINVAL;
-	return locate_adds(dir, c);
+	snprintf(path, sizeof(path), "%s/%s", dir, BUNDLE_JOB);
+	if (access(path, F_OK) < 0) /* a bundle from before job.cpio */
+		return bundle_locate_adds(dir, c);
+	if (checked_path(dir, BUNDLE_JOB, c->expect.identity.job_xxh3, path, sizeof(path)) < 0 ||
+	    job_set_archive(&c->job, path) < 0)
+		return -EINVAL;
+	return 0;
 }

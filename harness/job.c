@@ -100,6 +100,18 @@ int job_set_user(struct harness_job *job, const char *user)
 	return rc;
 }
 
+int job_set_archive(struct harness_job *job, const char *path)
+{
+	int rc = 0;
+
+	free(job->job_archive);
+	job->job_archive = NULL;
+	if (path)
+		rc = set_string(&job->job_archive, path);
+	job->run.job_archive_path = job->job_archive;
+	return rc;
+}
+
 int job_set_cwd(struct harness_job *job, const char *cwd)
 {
 	int rc = set_string(&job->cwd, cwd);
@@ -474,6 +486,7 @@ void job_free(struct harness_job *job)
 	free(job->initramfs);
 	free(job->user);
 	free(job->cwd);
+	free(job->job_archive);
 	for (size_t i = 0; i < JOB_MAX_ARGS; i++)
 		free(job->argv[i]);
 	for (size_t i = 0; i < job->run.add_count; i++)

@@ -36,6 +36,7 @@ struct harness_job {
 	uint64_t slice_blocks, block_ns; /* counter mode */
 	uint64_t skip_status;		 /* the job's exit code for "skipped" (0: none) */
 	char *kernel, *initramfs, *user, *cwd;
+	char *job_archive; /* a bundle's job archive, used as it is (run.job_archive_path) */
 	char *argv[JOB_MAX_ARGS + 1];
 	char *adds[RUN_MAX_ADDS];
 	char *envs[RUN_MAX_ENVS];
@@ -58,6 +59,8 @@ int job_add_file(struct harness_job *job, const char *spec);
 void job_add_guest_path(const char *spec, char *out, size_t out_len);
 int job_set_command(struct harness_job *job, char *const *argv, size_t argc);
 int job_set_user(struct harness_job *job, const char *user);
+/* Runs the job from a job archive made before (NULL: build it from the job again). */
+int job_set_archive(struct harness_job *job, const char *path);
 int job_set_cwd(struct harness_job *job, const char *cwd);
 /* Sets "NAME=VALUE" in the job's environment; a later value of a NAME replaces. */
 int job_add_env(struct harness_job *job, const char *entry);

@@ -166,6 +166,10 @@ static int load_artifact(const char *path, const uint8_t *data, size_t len,
 	if (c->bundle[0] ? bundle_locate(c->bundle, c) < 0
 			 : !opt->trust && untrusted_paths(c, opt, path) < 0)
 		return REPLAY_BAD_FILE;
+	/* a fix changes the job: it is built again, from the bundle's files */
+	if (c->bundle[0] && c->job.job_archive && (opt->change_count || opt->command) &&
+	    (job_set_archive(&c->job, NULL) < 0 || bundle_locate_adds(c->bundle, c) < 0))
+		return REPLAY_BAD_FILE;
 	return apply_changes(c, opt) < 0 ? REPLAY_BAD_FILE : REPLAY_SAME;
 }
 

@@ -41,6 +41,9 @@ struct run_options {
 	const char *cwd;		/* the job's working directory (NULL: /) */
 	const char *envs[RUN_MAX_ENVS]; /* NAME=VALUE set in the job's environment */
 	size_t env_count;
+	/* a job archive made before (a crash bundle's), used as it is instead of
+	 * one built from the command, adds, user, cwd and environment */
+	const char *job_archive_path;
 	char *const *argv; /* the job's command */
 	size_t argc;
 };

@@ -54,6 +54,21 @@ static int load_initrd(struct run_inputs *in, const char *path)
 	return 0;
 }
 
+/* A job archive kept from an earlier run (a bundle's): a newc archive, used as it is. */
+static int load_job_archive(struct run_inputs *in, const char *path)
+{
+	int rc = file_read_max(path, RUN_INITRAMFS_MAX, "job archive", &in->job_archive,
+			       &in->job_archive_len);
+
+	if (rc)
+		return rc;
+	if (in->job_archive_len < 6 || memcmp(in->job_archive, "070701", 6) != 0) {
+		rw_err("%s is not a job archive (a newc cpio archive)", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int join_initrd(struct run_inputs *in)
 {
 	size_t base = (in->base_initrd_len + 3) & ~(size_t)3; /* archives start 4-aligned */
@@ -105,7 +120,8 @@ int run_inputs_prepare(struct run_inputs *in, const struct run_options *opt)
 	if (!rc)
 		rc = load_initrd(in, opt->initrd_path);
 	if (!rc)
-		rc = job_archive_build(opt, &in->job_archive, &in->job_archive_len);
+		rc = opt->job_archive_path ? load_job_archive(in, opt->job_archive_path)
+					   : job_archive_build(opt, &in->job_archive, &in->job_archive_len);
 	if (!rc)
 		rc = join_initrd(in);
 	if (rc)

@@ -226,6 +226,50 @@ static void test_dynamic_programs_run_as_they_are(void **state)
 	expect_status(r, 64, "cannot find libmgreet.so.1, needed by " DIR "/dyn/gone");
 }
 
+/*
+ * A crash bundle of a job that adds a directory (with a link) and a
+ * dynamically linked program carries the job's whole archive: it replays
+ * identically elsewhere after the program, its tree and the artifact are
+ * gone; a replay that changes the job builds it again from the bundle's files.
+ */
+static void test_a_bundle_carries_trees_and_libraries(void **state)
+{
+	static const char program[] = "#include <stdio.h>\n#include <stdlib.h>\n"
+				      "int main(void) { char line[64]; FILE *f = fopen(\"conf/"
+				      "limit\", \"r\");\n"
+				      "  if (!f || !fgets(line, sizeof(line), f)) return 2;\n"
+				      "  fprintf(stderr, \"limit %s\", line); return atoi(line) > "
+				      "3 ? 3 : 0; }\n";
+	struct run *r = new_run();
+	char cmd[2048];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf " DIR "/bun " DIR "/bun-moved && mkdir -p " DIR "/bun/tree/etc && cd " DIR
+		 "/bun && "
+		 "printf '%%s' '%s' >limit.c && gcc -o limit limit.c && printf '7\n' "
+		 ">tree/etc/limit && ln -s etc tree/conf && printf "
+		 "'{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"steps\","
+		 "\"seed\":\"0x0\",\"injections\":[]}' >in.json && ../../../../" HARNESS
+		 " --from-json in.json -o in && cd ../../../.. && " HARNESS " --artifacts " DIR
+		 "/bun/art --add " DIR "/bun/limit:/app/limit --add " DIR
+		 "/bun/tree:/app --user rewind --cwd /app " DIR "/bun/in -- /app/limit; ls " DIR
+		 "/bun/art/exit-*.json",
+		 program);
+	sh(cmd, r);
+	assert_non_null(strstr(r->out, DIR "/bun/art/exit-"));
+	sh("a=$(ls " DIR "/bun/art/exit-*.json) && " HARNESS " --bundle \"$a\" --trust -o " DIR
+	   "/bun/bundle && mv " DIR "/bun/bundle " DIR "/bun-moved && rm -rf " DIR
+	   "/bun && " HARNESS " --replay " DIR "/bun-moved",
+	   r);
+	expect_status(r, 0, "replay identical (outcome, step and trace as in the artifact");
+	assert_non_null(strstr(r->out, "limit 7"));
+	/* a fix changes the job: built again from the bundle's files, which lack the tree */
+	sh(HARNESS " --replay " DIR "/bun-moved --add /dev/null:/app/empty --expect-fixed", r);
+	expect_status(r, 2, "a directory is carried whole only in its job.cpio");
+	sh("rm -rf " DIR "/bun-moved", r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_files_added_under_tmp_are_seen),
 		cmocka_unit_test(test_directories_are_added_and_hidden_paths_refused),
 		cmocka_unit_test(test_dynamic_programs_run_as_they_are),
+		cmocka_unit_test(test_a_bundle_carries_trees_and_libraries),
 	};
 
 	return cmocka_run_group_tests_name("real_suites", tests, NULL, NULL);
