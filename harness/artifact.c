@@ -1,6 +1,6 @@
 #include "harness/artifact.h"
 
-#include "harness/guest_files.h"
+#include "vmm/guest_files.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
 

@@ -1,7 +1,7 @@
 #include "harness/explain.h"
 
 #include "harness/explain_report.h"
-#include "harness/guest_files.h"
+#include "vmm/guest_files.h"
 #include "harness/harness.h"
 #include "harness/minimise.h"
 #include "harness/racing_pair.h"

@@ -1,9 +1,10 @@
 /*
  * Whether a job's command could start at all: rewind-init says so on the
  * console when it cannot (a command that is not in the guest, or a file the
- * kernel cannot execute, such as a dynamically linked program: the guest has
- * no shared libraries). Such a job is a setup error of the user's, not a
- * failure to fuzz: these turn the guest's own words into the error.
+ * kernel cannot execute, such as a dynamically linked program whose loader
+ * the guest lacks: vmm/exec_check.c). Such a job is a setup error of the
+ * user's, not a failure to fuzz: these turn the guest's own words into the
+ * error.
  */
 #ifndef REWIND_JOB_START_H
 #define REWIND_JOB_START_H
@@ -23,16 +24,9 @@
 void job_start_output(const struct trace *t, size_t from, char *out, size_t len);
 
 /*
- * The program interpreter an ELF executable asks for (PT_INTERP), into out:
- * true if it has one (it is dynamically linked), false for a static
- * executable or anything that is not a well-formed 64-bit ELF file.
- */
-bool job_start_interpreter(const uint8_t *elf, size_t size, char *out, size_t len);
-
-/*
  * After a run from READY (its trace from byte offset from): if rewind-init
  * said it cannot execute the job's command, reports why (for a dynamically
- * linked program: that it must be static, and how to build it) and returns
+ * linked program whose loader the guest lacks: how to give it one) and returns
  * -ENOEXEC; 0 otherwise.
  */
 int job_start_check(const struct trace *t, size_t from, const struct run_inputs *in);

@@ -1,6 +1,7 @@
 #include "vmm/run.h"
 
 #include "vmm/counter.h"
+#include "vmm/exec_check.h"
 #include "vmm/host_time.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
@@ -43,6 +44,53 @@ static int exit_status_of(const struct vm *vm)
 	if (WIFEXITED(vm->job_status))
 		return WEXITSTATUS(vm->job_status);
 	return 128 + WTERMSIG(vm->job_status);
+}
+
+/*
+ * The guest path of the job's command as rewind-init finds it: as given
+ * with a '/' (relative to the working directory), else the first of the
+ * PATH directories (the job's own PATH, or the default) where the guest
+ * has it.
+ */
+static void command_path(const struct run_options *opt, const struct run_inputs *in, char *out,
+			 size_t len)
+{
+	const char *cmd = opt->argv[0], *path = "/bin:/usr/bin";
+	struct guest_file f;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, len, "%s%s%s", cmd[0] == '/' ? "" : opt->cwd ? opt->cwd : "",
+			 cmd[0] == '/' ? "" : "/", cmd);
+		return;
+	}
+	for (size_t i = 0; i < opt->env_count; i++)
+		if (!strncmp(opt->envs[i], "PATH=", 5))
+			path = opt->envs[i] + 5;
+	out[0] = '\0';
+	for (const char *dir = path; *dir;) {
+		size_t n = strcspn(dir, ":");
+
+		snprintf(out, len, "%.*s/%s", (int)n, dir, cmd);
+		if (exec_check_guest_file(in, out, &f))
+			return;
+		dir += n + (dir[n] == ':');
+	}
+}
+
+/*
+ * The job's command could not be executed (exit status 127 after READY):
+ * a dynamically linked program whose loader the guest lacks is explained.
+ */
+static void explain_exec_failure(const struct vm *vm, const struct run_options *opt,
+				 const struct run_inputs *in)
+{
+	char path[4096];
+
+	if (vm->outcome != VM_EXITED || !vm->ready_step || !WIFEXITED(vm->job_status) ||
+	    WEXITSTATUS(vm->job_status) != 127 || !opt->argc)
+		return;
+	command_path(opt, in, path, sizeof(path));
+	exec_check_loader(in, path);
 }
 
 static void print_summary(const struct vm *vm, const struct run_result *res)
@@ -196,8 +244,10 @@ int run_job(const struct run_options *opt)
 		rc = boot_and_run(&vm, &in, opt);
 		res.wall_s = host_time_seconds_since(&start);
 		res.exit_status = rc ? RUN_STATUS_SETUP : exit_status_of(&vm);
-		if (!rc)
+		if (!rc) {
+			explain_exec_failure(&vm, opt, &in);
 			print_summary(&vm, &res);
+		}
 		if (!rc && manifest_write_run(opt, &in, &vm, &res) < 0) {
 			rw_err("the run finished but its run directory could not be written");
 			res.exit_status = RUN_STATUS_OUTPUT_LOST;

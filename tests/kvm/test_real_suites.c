@@ -224,6 +224,16 @@ static void test_dynamic_programs_run_as_they_are(void **state)
 	/* a library that is nowhere: a setup error that names it */
 	sh(REWIND " run --out " DIR "/run --add " DIR "/dyn/gone -- /bin/gone", r);
 	expect_status(r, 64, "cannot find libmgreet.so.1, needed by " DIR "/dyn/gone");
+	/* a program that came in a base image of the user's, without its loader: explained */
+	sh("build/bin/rewind-mkinitramfs -o " DIR "/dyn.cpio --file "
+	   "build/guest/bin/rewind-init:init:0755 --file " DIR "/dyn/bin/glibc:bin/glibc:0755 "
+	   "--dir proc --dir sys --dir dev --dir tmp --dir run --dir rewind && " REWIND
+	   " run --out " DIR "/run --initramfs " DIR "/dyn.cpio -- /bin/glibc",
+	   r);
+	expect_status(r, 127,
+		      "rewind: error: the job's command /bin/glibc is dynamically linked: it asks "
+		      "for /lib64/ld-linux-x86-64.so.2, which the guest does not have; add the "
+		      "program with --add");
 }
 
 /*

@@ -1,4 +1,4 @@
-#include "harness/guest_files.h"
+#include "vmm/guest_files.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +34,9 @@ static size_t align4(size_t n)
 	return (n + 3) & ~(size_t)3;
 }
 
-bool guest_files_next(const uint8_t *archive, size_t len, size_t *at, struct guest_file *f)
+/* The next entry after *at: a regular file, or (any_kind) any entry. */
+static bool next_entry(const uint8_t *archive, size_t len, size_t *at, struct guest_file *f,
+		       bool any_kind)
 {
 	/* the base archive may be padded with zeros before the next one starts */
 	while (*at + 4 <= len && !memcmp(archive + *at, "\0\0\0\0", 4))
@@ -56,7 +58,7 @@ bool guest_files_next(const uint8_t *archive, size_t len, size_t *at, struct gue
 		*at = align4(data_at + size);
 		if (!strcmp((const char *)h + NEWC_HEADER, "TRAILER!!!"))
 			return false;
-		if (!S_ISREG(mode) || namesize + 1 > sizeof(f->path))
+		if ((!any_kind && !S_ISREG(mode)) || namesize + 1 > sizeof(f->path))
 			continue;
 		name = (const char *)h + NEWC_HEADER;
 		snprintf(f->path, sizeof(f->path), "/%s", name + (name[0] == '/'));
@@ -65,6 +67,21 @@ bool guest_files_next(const uint8_t *archive, size_t len, size_t *at, struct gue
 		f->size = size;
 		return true;
 	}
+}
+
+bool guest_files_next(const uint8_t *archive, size_t len, size_t *at, struct guest_file *f)
+{
+	return next_entry(archive, len, at, f, false);
+}
+
+bool guest_files_has_entry(const uint8_t *archive, size_t len, const char *path)
+{
+	struct guest_file cur;
+
+	for (size_t at = 0; next_entry(archive, len, &at, &cur, true);)
+		if (!strcmp(cur.path, path))
+			return true;
+	return false;
 }
 
 bool guest_files_find(const uint8_t *archive, size_t len, const char *path, struct guest_file *f)
