@@ -1,7 +1,7 @@
 #include "harness/artifact.h"
 
-#include "vmm/guest_files.h"
 #include "vmm/file.h"
+#include "vmm/guest_files.h"
 #include "vmm/log.h"
 
 #include <errno.h>

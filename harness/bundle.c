@@ -1,7 +1,7 @@
 #include "harness/bundle.h"
 
-#include "vmm/guest_files.h"
 #include "vmm/file.h"
+#include "vmm/guest_files.h"
 #include "vmm/log.h"
 
 #include <errno.h>
@@ -131,9 +131,11 @@ int bundle_locate_adds(const char *dir, struct replay_case *c)
 		job_add_guest_path(c->job.adds[i], guest, sizeof(guest));
 		f = bundled_file(&c->expect, guest);
 		if (!f) {
-			rw_err("the bundle %s does not carry %s, which its job adds (a directory is "
-		       "carried whole only in its job.cpio: replay it without changing the job)",
-		       dir, guest);
+			rw_err("the bundle %s does not carry %s, which its job adds (a directory "
+			       "is "
+			       "carried whole only in its job.cpio: replay it without changing the "
+			       "job)",
+			       dir, guest);
 			return -EINVAL;
 		}
 		snprintf(name, sizeof(name), "%s/%016" PRIx64, BUNDLE_FILES, f->xxh3);

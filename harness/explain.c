@@ -1,10 +1,10 @@
 #include "harness/explain.h"
 
 #include "harness/explain_report.h"
-#include "vmm/guest_files.h"
 #include "harness/harness.h"
 #include "harness/minimise.h"
 #include "harness/racing_pair.h"
+#include "vmm/guest_files.h"
 #include "vmm/log.h"
 
 #include <errno.h>

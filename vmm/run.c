@@ -59,7 +59,10 @@ static void command_path(const struct run_options *opt, const struct run_inputs 
 	struct guest_file f;
 
 	if (strchr(cmd, '/')) {
-		snprintf(out, len, "%s%s%s", cmd[0] == '/' ? "" : opt->cwd ? opt->cwd : "",
+		snprintf(out, len, "%s%s%s",
+			 cmd[0] == '/' ? ""
+			 : opt->cwd    ? opt->cwd
+				       : "",
 			 cmd[0] == '/' ? "" : "/", cmd);
 		return;
 	}

@@ -120,8 +120,9 @@ int run_inputs_prepare(struct run_inputs *in, const struct run_options *opt)
 	if (!rc)
 		rc = load_initrd(in, opt->initrd_path);
 	if (!rc)
-		rc = opt->job_archive_path ? load_job_archive(in, opt->job_archive_path)
-					   : job_archive_build(opt, &in->job_archive, &in->job_archive_len);
+		rc = opt->job_archive_path
+			     ? load_job_archive(in, opt->job_archive_path)
+			     : job_archive_build(opt, &in->job_archive, &in->job_archive_len);
 	if (!rc)
 		rc = join_initrd(in);
 	if (rc)

@@ -4,10 +4,10 @@
  * archives (vmm/guest_files.c), including hostile archives, and the
  * guest path of an add spec (harness/job.c).
  */
-#include "vmm/guest_files.h"
 #include "harness/job.h"
 #include "harness/racing_pair.h"
 #include "vmm/cpio.h"
+#include "vmm/guest_files.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
