@@ -11,8 +11,9 @@
  * execution seed into), runs the job in its own session as its user, reaps
  * every child (orphans too) until the job exits, reports the job's raw wait
  * status (REWIND_PORT_JOB_STATUS) and powers off. A job that cannot be
- * prepared is reported as exit code 127 without READY. It reads no time and
- * no randomness: its behaviour is a pure function of the image and the job.
+ * prepared is reported as exit code 127 without READY. It waits for the
+ * guest's first second of uptime before READY; it reads no time and no
+ * randomness: its behaviour is a pure function of the image and the job.
  */
 #include "guest/job_file.h"
 #include "guest/util.h"
@@ -39,6 +40,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define JOB_FILE       "/rewind/job"
@@ -535,6 +537,19 @@ static noreturn void finish(int status)
 }
 
 /*
+ * The job starts a second after boot, as on any machine: a test that checks
+ * the uptime (/proc/uptime, sysinfo) is not given 0. One idle exit, at
+ * boot: the keyframe comes after it, so no execution pays for it.
+ */
+static void wait_for_uptime(void)
+{
+	struct timespec second = {.tv_sec = 1, .tv_nsec = 0};
+
+	while (nanosleep(&second, &second) < 0 && errno == EINTR)
+		;
+}
+
+/*
  * The execution seed: the VMM writes it here at READY and at every restore
  * of the keyframe (READY names this buffer), so it enters after the
  * keyframe point without an exit of its own. The kernel RNG is reseeded
@@ -582,6 +597,7 @@ int main(void)
 		fatal_errno("ioperm of the Rewind ports (kernel needs CONFIG_X86_IOPL_IOPERM)");
 	if (!prepare_job(&job))
 		finish(STATUS_MISSING);
+	wait_for_uptime();
 	/* written once so that its page is present and private when the VMM
 	 * looks it up; a static binary below 4 GiB: the address fits 32 bits */
 	memset(seed.words, 0, sizeof(seed.words));
