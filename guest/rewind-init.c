@@ -412,7 +412,7 @@ static bool prepare_files(struct job *job)
 	if (u->uid != 0) {
 		for (size_t i = 0; i < job->setup.own_count; i++)
 			give_tree(job->setup.own[i], u->uid, u->gid, 0);
-		if (u->home[0] == '/' && (rc = make_dirs(u->home, u->uid, u->gid)) < 0)
+		if (u->home[0] == '/' && make_dirs(u->home, u->uid, u->gid) < 0)
 			gu_warn_errno("cannot make the home directory %s", u->home);
 		give_dir(u->home, u);
 	}
