@@ -85,6 +85,19 @@ static void test_loopback_sockets_are_deterministic(void **state)
 	}
 }
 
+/* The ephemeral port comes from the kernel RNG: the seed decides it. */
+static void test_the_seed_picks_the_ports(void **state)
+{
+	struct run *a = new_run(), *b = new_run();
+
+	(void)state;
+	sh(REWIND " run --out " DIR "/run --seed 0 -- /bin/net_echo tcp", a);
+	sh(REWIND " run --out " DIR "/run --seed 1 -- /bin/net_echo tcp", b);
+	expect_status(a, 0, "server port ");
+	expect_status(b, 0, "server port ");
+	assert_string_not_equal(strstr(a->out, "server port "), strstr(b->out, "server port "));
+}
+
 /* There is no outside: a connection fails at once; localhost and the host name resolve. */
 static void test_outside_fails_and_names_resolve(void **state)
 {
@@ -284,6 +297,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loopback_sockets_are_deterministic),
+		cmocka_unit_test(test_the_seed_picks_the_ports),
 		cmocka_unit_test(test_outside_fails_and_names_resolve),
 		cmocka_unit_test(test_clock_polling_loops_finish),
 		cmocka_unit_test(test_a_job_that_is_not_root),
