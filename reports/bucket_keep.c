@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,36 @@ static void site_key_of(const char **functions, size_t count, char *out, size_t 
 	}
 }
 
+/* A frame of Rewind's guest runtime (its event hooks and countdown), not the test's. */
+static bool runtime_frame(const cJSON *frame)
+{
+	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(frame, "function");
+	const cJSON *file = cJSON_GetObjectItemCaseSensitive(frame, "file");
+
+	return (cJSON_IsString(file) && strstr(file->valuestring, "guest/runtime/")) ||
+	       (cJSON_IsString(fn) &&
+		(!strncmp(fn->valuestring, "rt_", 3) || !strncmp(fn->valuestring, "__tsan_", 7)));
+}
+
+/*
+ * A landing's site in the test's code: the site, or where the test called
+ * into the runtime when the injection landed inside it (a stall lands at
+ * the runtime's countdown, on the event of the test's access).
+ */
+static const cJSON *test_site(const cJSON *landing)
+{
+	const cJSON *site = cJSON_GetObjectItemCaseSensitive(landing, "site"), *frame;
+
+	if (!runtime_frame(site))
+		return site;
+	cJSON_ArrayForEach(frame, cJSON_GetObjectItemCaseSensitive(landing, "called_from"))
+	{
+		if (!runtime_frame(frame))
+			return frame;
+	}
+	return site;
+}
+
 /* The landings' sites of an explanation: k->sites and k->site_key. */
 static void read_sites(const char *explain_json, struct kept *k)
 {
@@ -72,7 +103,7 @@ static void read_sites(const char *explain_json, struct kept *k)
 	free(data);
 	cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(root, "landings"))
 	{
-		const cJSON *site = cJSON_GetObjectItemCaseSensitive(l, "site");
+		const cJSON *site = test_site(l);
 		const cJSON *fn = cJSON_GetObjectItemCaseSensitive(site, "function");
 		const cJSON *file = cJSON_GetObjectItemCaseSensitive(site, "file");
 		const cJSON *line = cJSON_GetObjectItemCaseSensitive(site, "line");

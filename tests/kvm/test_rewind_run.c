@@ -530,7 +530,7 @@ static void test_trace_reads_back_the_run(void **state)
 	assert_ptr_equal(at, t->out); /* the first line */
 	at = find_after(t->out, at,
 			"\"type\":\"exec\",\"path\":\"/bin/hello\",\"argv\":[\"/bin/hello\"]}\n");
-	at = find_after(t->out, at, "\"type\":\"output\",\"text\":\"realtime: 1767225600.");
+	at = find_after(t->out, at, "\"type\":\"output\",\"text\":\"realtime: 1767225601.");
 	at = find_after(t->out, at,
 			"\"type\":\"exit\",\"wait_status\":0,\"exit_code\":0,"
 			"\"process\":true}\n");
@@ -558,7 +558,7 @@ static void test_trace_text_and_all(void **state)
 			"         0       0       0 ready\n");
 	assert_ptr_equal(at, x->out);
 	at = find_after(x->out, at, " exec       path=\"/bin/hello\" argv=[\"/bin/hello\"]\n");
-	at = find_after(x->out, at, " output     \"realtime: 1767225600.");
+	at = find_after(x->out, at, " output     \"realtime: 1767225601.");
 	at = find_after(x->out, at, " job_status wait_status=0 exit_code=0\n");
 	find_after(x->out, at, " outcome    outcome=exited detail=\"job exited\"\n");
 	for (const char *c = t->out; *c; c++)
