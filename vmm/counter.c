@@ -309,7 +309,7 @@ uint32_t counter_read(struct vm *vm)
 	slice_over(vm, &due);
 	if (due.preempt || due.prio)
 		c->slice_start = c->blocks;
-	c->preempt_due = due.preempt;
+	c->preempts_due += due.preempt;
 	if (logged)
 		logged->what |= (due.preempt ? VM_EVENT_LANDED_PREEMPT : 0) |
 				(due.prio ? VM_EVENT_LANDED_PRIORITY : 0);
@@ -334,10 +334,10 @@ void counter_settle(struct vm *vm, uint64_t left)
 void counter_preempt(struct vm *vm, uint32_t value)
 {
 	(void)value; /* ignored (the ABI) */
-	if (!vm->counter.preempt_due) {
+	if (!vm->counter.preempts_due) {
 		vm_finish(vm, VM_GUEST_FAULT, "counter write without a preemption due");
 		return;
 	}
-	vm->counter.preempt_due = false;
+	vm->counter.preempts_due--;
 	ports_raise(vm, REWIND_PENDING_RESCHED);
 }

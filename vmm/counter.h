@@ -23,7 +23,10 @@ struct vm_counter {
 	uint64_t slice_start; /* blocks at the last preemption (time slice) */
 	/* the schedule's injections that act at events (preempt, demote) */
 	struct schedule_queue event_queue;
-	bool preempt_due;  /* the last read said preempt: the runtime's OUTL comes next */
+	/* reads that said preempt whose OUTL has not come yet: more than one when
+	 * another thread reads between a read and its OUTL (the runtime takes a
+	 * new priority first, a system call where the kernel may switch) */
+	uint32_t preempts_due;
 	uint32_t threads;  /* pct: thread priorities handed out so far */
 	uint32_t log_left; /* event log: events the real countdown has left */
 };

@@ -26,7 +26,12 @@
  * a system call, never between this load and store. */
 uint32_t rt_countdown = UINT32_MAX;
 int rt_under_rewind;
-static int counting; /* the VMM counts this program's events */
+static int counting;	   /* the VMM counts this program's events */
+static int pct_priorities; /* the VMM hands out SCHED_FIFO priorities (pct mode) */
+
+/* The lowest SCHED_FIFO priority: where the VMM also puts a thread whose pct
+ * time slice ran out (vmm/counter.c). */
+#define YIELD_PRIO 1
 
 void __sanitizer_cov_trace_pc(void);
 
@@ -97,6 +102,24 @@ __attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr
 				 : "memory");
 }
 
+/*
+ * sched_yield() (guest/rewind-cc links the program with --wrap=sched_yield).
+ * Under SCHED_FIFO a yield returns at once to the yielding thread when it
+ * has the highest priority, so a thread that waits for another with a
+ * yield loop would starve it forever: a livelock no fair scheduler shows.
+ * In pct mode a yield first drops the thread to the lowest priority, as
+ * controlled schedulers treat a yield (CHESS): every thread that can run
+ * runs before it again, and threads that all wait this way take turns.
+ */
+int __real_sched_yield(void);
+int __wrap_sched_yield(void);
+int __wrap_sched_yield(void)
+{
+	if (pct_priorities)
+		rt_set_priority(YIELD_PRIO);
+	return __real_sched_yield();
+}
+
 void __sanitizer_cov_trace_pc(void)
 {
 	rt_event(RT_CALLER(), 0, RT_EV_BLOCK);
@@ -128,8 +151,10 @@ __attribute__((constructor(101))) static void runtime_start(void)
 	rt_under_rewind = 1;
 	rt_on_own_stack(0); /* the main thread's stack bounds, from here */
 	prio = rt_call(REWIND_RT_THREAD_PRIORITY, 0, 0);
-	if (prio)
+	if (prio) {
+		pct_priorities = 1;
 		rt_set_priority(prio);
+	}
 	rt_feedback_register();
 	counting = 1;
 	rt_countdown_expired(0, 0, 0); /* no event: the start */

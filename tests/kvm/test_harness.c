@@ -578,6 +578,44 @@ static void test_spinning_in_every_mode(void **state)
 }
 
 /*
+ * A correct wait in a sched_yield() loop (guest/tests/yield_wait.c) in pct
+ * mode: the yield drops the waiting thread below the other, so it passes
+ * at once whichever thread has the higher priority. Without that, the
+ * higher-priority waiter yielded straight back to itself until the
+ * 200,000-event slice or the wall budget ended it (a false timeout).
+ */
+static void test_a_yield_loop_lets_the_other_thread_run(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	for (int seed = 0; seed < 4; seed++) {
+		char cmd[512];
+		const char *at;
+		unsigned long step = 0, events = 0;
+
+		snprintf(cmd, sizeof(cmd),
+			 "printf '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			 "\"seed\":\"%d\",\"injections\":[]}' >" DIR "/pct-yield.json && " HARNESS
+			 " --from-json " DIR "/pct-yield.json -o " DIR "/pct-yield && " HARNESS
+			 " " DIR "/pct-yield -- /tests/yield_wait",
+			 seed);
+		sh(cmd, r);
+		expect_status(r, 0, "outcome pass at step ");
+		assert_non_null(strstr(r->out, "yield_wait: 8 jobs, total 36"));
+		at = strstr(r->err, "outcome pass at step ");
+		assert_int_equal(sscanf(at, "outcome pass at step %lu, %lu events", &step, &events),
+				 2);
+		assert_true(events < 1000); /* no time slice was needed: none is under 200,000 */
+	}
+	sh(HARNESS " --random 100 --pct --random-seed 5 --artifacts " DIR "/yield-art -- "
+		   "/tests/yield_wait",
+	   r);
+	expect_status(r, 1, NULL);
+	assert_non_null(strstr(r->out, "random: no failure in 100 executions"));
+}
+
+/*
  * The no-feedback baselines of bench/bugs: random inputs of the format,
  * counted; with seed 3 counter-mode inputs find the lost update at the
  * first execution and PCT samples at the second (deterministically: the
@@ -1558,6 +1596,7 @@ int main(void)
 		cmocka_unit_test(test_single_step_preemption_lands_exactly),
 		cmocka_unit_test(test_every_mode_repeats_exactly_across_20_runs),
 		cmocka_unit_test(test_spinning_in_every_mode),
+		cmocka_unit_test(test_a_yield_loop_lets_the_other_thread_run),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_pct_one_change_point_finds_the_lost_update),
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
