@@ -58,15 +58,13 @@ static void site_key_of(const char **functions, size_t count, char *out, size_t 
 	}
 }
 
-/* A frame of Rewind's guest runtime (its event hooks and countdown), not the test's. */
+/* A frame of Rewind's guest runtime (its event hooks and countdown), not the test's:
+ * by its source file, so a test's own function named rt_... still counts. */
 static bool runtime_frame(const cJSON *frame)
 {
-	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(frame, "function");
 	const cJSON *file = cJSON_GetObjectItemCaseSensitive(frame, "file");
 
-	return (cJSON_IsString(file) && strstr(file->valuestring, "guest/runtime/")) ||
-	       (cJSON_IsString(fn) &&
-		(!strncmp(fn->valuestring, "rt_", 3) || !strncmp(fn->valuestring, "__tsan_", 7)));
+	return cJSON_IsString(file) && strstr(file->valuestring, "guest/runtime/");
 }
 
 /*
