@@ -124,3 +124,13 @@ void plan_night(struct suite *s, struct plan *p)
 	if (p->layout == LAYOUT_TESTS)
 		spread(s, p->workers);
 }
+
+unsigned int plan_test_seconds(unsigned int planned, double seconds_left, size_t tests_left,
+			       double startup_s)
+{
+	double share = seconds_left / (double)(tests_left ? tests_left : 1) - startup_s;
+
+	if (planned <= PLAN_LATE_FUZZ_S || share >= planned)
+		return planned;
+	return share > PLAN_LATE_FUZZ_S ? (unsigned int)share : PLAN_LATE_FUZZ_S;
+}

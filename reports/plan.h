@@ -14,6 +14,8 @@
 #define PLAN_STARTUP_S 10u
 /* The fewest seconds of fuzzing (afl-fuzz -V) a test gets on a night it runs, budget allowing */
 #define PLAN_MIN_FUZZ_S 20u
+/* The fewest a planned test gets when the night runs late (its starts cost more than planned) */
+#define PLAN_LATE_FUZZ_S 5u
 
 enum night_layout {
 	LAYOUT_AUTO,	 /* tests spread over workers; instances if fewer tests than workers */
@@ -40,5 +42,16 @@ struct plan {
  * has that much for every one.
  */
 void plan_night(struct suite *s, struct plan *p);
+
+/*
+ * The fuzzing seconds a worker gives its next test while the night runs:
+ * its planned seconds, cut when the worker is late (its tests start slower
+ * than PLAN_STARTUP_S, measured as startup_s) so that its tests_left tests,
+ * this one included, end within seconds_left; never below PLAN_LATE_FUZZ_S
+ * (nor above planned). A night then ends near its end instead of each
+ * test's start adding to it.
+ */
+unsigned int plan_test_seconds(unsigned int planned, double seconds_left, size_t tests_left,
+			       double startup_s);
 
 #endif

@@ -343,14 +343,13 @@ static void wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
 	}
 }
 
+/* afl-fuzz -V left on t for k: its seconds, less what an interrupted run of it used. */
 static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned int k,
-		     volatile const sig_atomic_t *stop, struct worker_result *r)
+		     unsigned int left, volatile const sig_atomic_t *stop, struct worker_result *r)
 {
 	struct afl_command c;
 	struct sampler sm;
 	char log[PATH_MAX + 32], instance[PATH_MAX + 64];
-	unsigned int left =
-		t->seconds > r->seconds_run ? t->seconds - (unsigned int)r->seconds_run : 1;
 	struct afl_end end = {0};
 	double start = host_time_seconds();
 	pid_t pid;
@@ -388,24 +387,92 @@ static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned
 	return 0;
 }
 
+/*
+ * How a worker keeps to the night's end: when it must be done, and what
+ * starting a test (afl-fuzz, the boot, the first runs) has cost so far.
+ */
+struct pace {
+	double end;
+	double startup_sum;
+	unsigned int started, tests_left;
+};
+
+/* Is t k's and not done in an earlier run of this night? Its result (if any) in r. */
+static bool test_pending(const struct night *n, const struct suite_test *t, unsigned int k,
+			 struct worker_result *r, char *path, size_t len)
+{
+	char name[32];
+
+	memset(r, 0, sizeof(*r));
+	if (!worker_has_test(n, t, k))
+		return false;
+	snprintf(name, sizeof(name), WORKER_RESULT_FMT, k);
+	if (night_test_path(n, t->name, name, path, len))
+		return false;
+	if (!worker_read_result(path, r) && strcmp(r->state, "interrupted"))
+		return false; /* done (or failed) in an earlier run of this night */
+	return true;
+}
+
+/* The night's end for k: its seconds from now, less what k's tests ran before (a resumed night). */
+static void pace_start(const struct night *n, unsigned int k, struct pace *p)
+{
+	double ran = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < n->suite.count; i++) {
+		struct worker_result r;
+		char path[PATH_MAX];
+
+		if (!worker_has_test(n, &n->suite.tests[i], k))
+			continue;
+		if (test_pending(n, &n->suite.tests[i], k, &r, path, sizeof(path)))
+			p->tests_left++;
+		ran += r.seconds_run;
+	}
+	p->end = host_time_seconds() + n->seconds - ran;
+}
+
+/* What starting a test costs: as measured on this night's tests so far, else the plan's. */
+static double pace_startup(const struct pace *p)
+{
+	return p->started ? p->startup_sum / p->started : PLAN_STARTUP_S;
+}
+
+static void pace_note(struct pace *p, double elapsed, unsigned int fuzz_seconds,
+		      const struct worker_result *r)
+{
+	if (p->tests_left)
+		p->tests_left--;
+	/* a test stopped early (all skips, afl gave up) says nothing about its start */
+	if (!strcmp(r->state, "done") && elapsed >= fuzz_seconds) {
+		p->startup_sum += elapsed - fuzz_seconds;
+		p->started++;
+	}
+}
+
 int worker_run(const struct night *n, unsigned int k, volatile const sig_atomic_t *stop)
 {
+	struct pace pace;
 	int rc = 0;
 
+	pace_start(n, k, &pace);
 	for (size_t i = 0; i < n->suite.count && !*stop; i++) {
 		const struct suite_test *t = &n->suite.tests[i];
 		struct worker_result r;
-		char name[32], path[PATH_MAX];
+		char path[PATH_MAX];
+		unsigned int planned, seconds;
+		double start;
 
-		if (!worker_has_test(n, t, k))
+		if (!test_pending(n, t, k, &r, path, sizeof(path)))
 			continue;
-		snprintf(name, sizeof(name), WORKER_RESULT_FMT, k);
-		if (night_test_path(n, t->name, name, path, sizeof(path)))
+		planned = t->seconds > r.seconds_run ? t->seconds - (unsigned int)r.seconds_run : 1;
+		seconds = plan_test_seconds(planned, pace.end - host_time_seconds(),
+					    pace.tests_left, pace_startup(&pace));
+		start = host_time_seconds();
+		if (fuzz_test(n, t, k, seconds, stop, &r) || write_result(path, t, k, &r))
 			return -1;
-		if (!worker_read_result(path, &r) && strcmp(r.state, "interrupted"))
-			continue; /* done (or failed) in an earlier run of this night */
-		if (fuzz_test(n, t, k, stop, &r) || write_result(path, t, k, &r))
-			return -1;
+		pace_note(&pace, host_time_seconds() - start, seconds, &r);
 		if (!strcmp(r.state, "interrupted"))
 			rc = 1;
 	}

@@ -35,7 +35,9 @@ bool worker_has_test(const struct night *n, const struct suite_test *t, unsigned
 
 /*
  * Runs worker k's tests; a test already done (its result says so) is
- * skipped, one interrupted earlier gets its remaining seconds. When *stop is
+ * skipped, one interrupted earlier gets its remaining seconds. A worker
+ * whose tests start slower than the plan counts gives the rest less
+ * (plan_test_seconds) so that the night ends on time. When *stop is
  * set (a signal), afl-fuzz is stopped and the test recorded as interrupted.
  * 0 if every test ran, 1 if one was interrupted, -1 on a setup error.
  */

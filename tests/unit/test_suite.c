@@ -786,6 +786,24 @@ static void test_plan_many_tests(void **state)
 	suite_free(&s);
 }
 
+/* A late worker cuts its tests' seconds to end on time, down to PLAN_LATE_FUZZ_S. */
+static void test_plan_late_worker(void **state)
+{
+	(void)state;
+	/* on time: 10 tests, 300 s left, 10 s starts -> 30 - 10 = 20 each, as planned */
+	assert_int_equal(plan_test_seconds(20, 300, 10, PLAN_STARTUP_S), 20);
+	/* early: never more than planned */
+	assert_int_equal(plan_test_seconds(20, 3000, 10, PLAN_STARTUP_S), 20);
+	/* starts of 14 s: 30 - 14 = 16 */
+	assert_int_equal(plan_test_seconds(20, 300, 10, 14.0), 16);
+	/* far behind: the floor */
+	assert_int_equal(plan_test_seconds(20, 100, 10, 14.0), PLAN_LATE_FUZZ_S);
+	assert_int_equal(plan_test_seconds(20, -50, 3, 14.0), PLAN_LATE_FUZZ_S);
+	/* a test planned below the floor keeps its seconds; no test left counts as one */
+	assert_int_equal(plan_test_seconds(3, 1, 5, 14.0), 3);
+	assert_int_equal(plan_test_seconds(60, 100, 0, 10.0), 60);
+}
+
 /* night.json keeps a test without time as such. */
 static void test_plan_round_trip(void **state)
 {
@@ -913,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_plan_few_tests),
 		cmocka_unit_test(test_plan_minimum_slice),
 		cmocka_unit_test(test_plan_many_tests),
+		cmocka_unit_test(test_plan_late_worker),
 		cmocka_unit_test(test_plan_round_trip),
 		cmocka_unit_test(test_signature_blurs_numbers),
 		cmocka_unit_test(test_artifact_names),
