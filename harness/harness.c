@@ -41,23 +41,43 @@ static void note_first_failure(const struct harness *h, enum exec_class cls, con
  * skip status). A coarse clock read per execution; the file write is off
  * the per-execution path.
  */
-static void note_progress(struct harness *h)
+static uint64_t coarse_now_ns(void)
 {
 	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void note_progress(struct harness *h)
+{
 	uint64_t now;
-	char text[160];
+
+	if (!h->progress_path)
+		return;
+	now = coarse_now_ns();
+	if (!h->first_exec_ns)
+		h->first_exec_ns = now;
+	if (now < h->progress_due_ns)
+		return;
+	h->progress_due_ns = now + PROGRESS_EVERY_NS;
+	harness_write_progress(h);
+}
+
+void harness_write_progress(const struct harness *h)
+{
+	char text[224];
+	double seconds;
 	int n;
 
 	if (!h->progress_path)
 		return;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (now < h->progress_due_ns)
-		return;
-	h->progress_due_ns = now + PROGRESS_EVERY_NS;
-	n = snprintf(text, sizeof(text), "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu}\n",
+	seconds = h->first_exec_ns ? (double)(coarse_now_ns() - h->first_exec_ns) / 1e9 : 0;
+	n = snprintf(text, sizeof(text),
+		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
+		     "\"seconds\": %.3f}\n",
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
-		     (unsigned long long)h->skips);
+		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds);
 	file_write_atomic(h->progress_path, &(struct file_part){text, (size_t)n}, 1);
 }
 

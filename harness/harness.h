@@ -23,10 +23,12 @@ struct harness {
 	const char *artifact_dir;  /* NULL: no artifacts */
 	const char *progress_path; /* NULL, or a file rewritten with the counts every few seconds */
 	uint64_t progress_due_ns;
-	bool quiet; /* no line per artifact written */
+	uint64_t first_exec_ns; /* --progress: when the first execution began (coarse clock) */
+	bool quiet;		/* no line per artifact written */
 	uint64_t execs, failures, rejected, artifacts;
-	uint64_t skips;		     /* runs that ended in the job's skip status */
-	uint64_t decoded;	     /* inputs made valid by input_decode */
+	uint64_t answered; /* afl's re-runs answered from the outcome cache (not in execs) */
+	uint64_t skips;	   /* runs that ended in the job's skip status */
+	uint64_t decoded;  /* inputs made valid by input_decode */
 	uint64_t first_failure_exec; /* the execution (1, 2, ...) of the first failure; 0: none */
 };
 
@@ -41,6 +43,9 @@ struct harness_exec {
  * writes its artifact. Returns 0, or -EIO if the host failed (fatal).
  */
 int harness_exec(struct harness *h, const uint8_t *data, size_t len, struct harness_exec *out);
+
+/* Writes the counts to --progress's file now (the last counts, when afl-fuzz is done). */
+void harness_write_progress(const struct harness *h);
 
 /* The waitpid()-style status afl-fuzz gets: a signal for a failure, else exit 0. */
 int harness_wait_status(const struct harness_exec *e);

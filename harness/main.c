@@ -653,14 +653,14 @@ static int random_search(struct cli *c)
 			break;
 		}
 		if (exec_class_is_failure(e.cls)) {
-			printf("random: first failure (%s) after %llu executions, %.1f s\n",
+			printf("random: first failure (%s) after %llu executions, %.3f s\n",
 			       exec_class_name(e.cls), (unsigned long long)ran,
 			       host_time_seconds_since(&t0));
 			rc = STATUS_OK;
 		}
 	}
 	if (rc == STATUS_NOT_OK)
-		printf("random: no failure in %llu executions, %.1f s\n", (unsigned long long)ran,
+		printf("random: no failure in %llu executions, %.3f s\n", (unsigned long long)ran,
 		       host_time_seconds_since(&t0));
 	executor_close(&h.ex);
 	afl_custom_deinit(m);

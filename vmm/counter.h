@@ -27,6 +27,15 @@ struct vm_counter {
 	 * another thread reads between a read and its OUTL (the runtime takes a
 	 * new priority first, a system call where the kernel may switch) */
 	uint32_t preempts_due;
+	/*
+	 * A read is no place for an interrupt or an injection: the runtime has
+	 * not stored its next countdown yet, and a thread switched in there
+	 * would count down from 0 (4 billion events without a read). hold: the
+	 * last exit was a read where a timer or an injection was due; they wait
+	 * for the next exit. ack_next: that read said preempt for this, and the
+	 * next exit is its OUTL (no system call comes between them).
+	 */
+	bool hold, ack_next;
 	uint32_t threads;  /* pct: thread priorities handed out so far */
 	uint32_t log_left; /* event log: events the real countdown has left */
 };

@@ -78,14 +78,19 @@ static void apply(struct vm *vm, uint32_t index)
 	vm->injected++;
 }
 
-void inject_due(struct vm *vm)
+bool inject_would_act(const struct vm *vm)
 {
 	const struct schedule *s = vm->schedule;
+	const struct schedule_queue *q = &vm->step_queue;
+
+	return s && vm->ready_step && q->next < q->count && vm->outcome == VM_RUNNING &&
+	       vm->ready_step + s->at[q->at[q->next]].step <= vm->steps;
+}
+
+void inject_due(struct vm *vm)
+{
 	struct schedule_queue *q = &vm->step_queue;
 
-	if (!s || !vm->ready_step)
-		return;
-	while (q->next < q->count && vm->outcome == VM_RUNNING &&
-	       vm->ready_step + s->at[q->at[q->next]].step <= vm->steps)
+	while (inject_would_act(vm))
 		apply(vm, q->at[q->next++]);
 }

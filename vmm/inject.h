@@ -7,6 +7,8 @@
 
 #include "vmm/schedule.h"
 
+#include <stdbool.h>
+
 struct vm;
 
 /*
@@ -18,5 +20,8 @@ void inject_set_schedule(struct vm *vm, const struct schedule *s);
 
 /* Applies every injection due at the current step, before the guest re-enters. */
 void inject_due(struct vm *vm);
+
+/* Would inject_due() apply an injection now? */
+bool inject_would_act(const struct vm *vm);
 
 #endif

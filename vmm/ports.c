@@ -267,6 +267,14 @@ void ports_io(struct vm *vm)
 }
 
 /* Called after every step: fires the one-shot timer once virtual time reaches it. */
+bool ports_timer_due(struct vm *vm)
+{
+	const struct rewind_shared *sh = ports_shared(vm);
+
+	return sh && vm->outcome == VM_RUNNING && sh->timer_deadline &&
+	       late_deadline(vm, sh) <= vm->clock.now_ns;
+}
+
 void ports_fire_due_timer(struct vm *vm)
 {
 	struct rewind_shared *sh = ports_shared(vm);
@@ -274,6 +282,8 @@ void ports_fire_due_timer(struct vm *vm)
 	if (!sh || vm->outcome != VM_RUNNING)
 		return;
 	sh->now_ns = vm->clock.now_ns;
+	if (vm->counter.hold) /* a counter read: the timer waits for the next exit */
+		return;
 	if (sh->timer_deadline && late_deadline(vm, sh) <= vm->clock.now_ns) {
 		sh->timer_deadline = 0;
 		vm->timer_late_ns = 0; /* a late-timer injection delays one firing */

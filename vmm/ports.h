@@ -6,6 +6,8 @@
 #ifndef REWIND_PORTS_H
 #define REWIND_PORTS_H
 
+#include <stdbool.h>
+
 struct vm;
 
 /*
@@ -14,7 +16,11 @@ struct vm;
  */
 void ports_io(struct vm *vm);
 
-/* After every step: refreshes the shared page and fires a due timer. */
+/* After every step: refreshes the shared page and fires a due timer (not at a held counter read).
+ */
 void ports_fire_due_timer(struct vm *vm);
+
+/* Would ports_fire_due_timer() fire the guest's timer now? */
+bool ports_timer_due(struct vm *vm);
 
 #endif

@@ -184,7 +184,9 @@ enum vm_outcome vm_run(struct vm *vm)
 	while (vm->outcome == VM_RUNNING && !vm->paused) {
 		int reason;
 
-		inject_due(vm);
+		if (!vm->counter.hold) /* held at a counter read: see vm_counter */
+			inject_due(vm);
+		vm->counter.hold = false;
 		reason = kvm_machine_run(&vm->km);
 
 		if (reason == -EINTR) {

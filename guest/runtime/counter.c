@@ -23,11 +23,13 @@
 #include <unistd.h>
 
 /* One process's threads share it: a thread only loses the CPU at an exit or
- * a system call, never between this load and store. */
+ * a system call, never between this load and store, nor between its
+ * counter read and its store of the answer (the VMM delivers no interrupt
+ * at a read, vmm/counter.c). */
 uint32_t rt_countdown = UINT32_MAX;
 int rt_under_rewind;
-static int counting;	   /* the VMM counts this program's events */
-static int pct_priorities; /* the VMM hands out SCHED_FIFO priorities (pct mode) */
+static int counting;   /* the VMM counts this program's events */
+int rt_pct_priorities; /* the VMM hands out SCHED_FIFO priorities (pct mode) */
 
 /* The lowest SCHED_FIFO priority: where the VMM also puts a thread whose pct
  * time slice ran out (vmm/counter.c). */
@@ -115,9 +117,14 @@ int __real_sched_yield(void);
 int __wrap_sched_yield(void);
 int __wrap_sched_yield(void)
 {
-	if (pct_priorities)
+	if (rt_pct_priorities)
 		rt_set_priority(YIELD_PRIO);
 	return __real_sched_yield();
+}
+
+void rt_yield_to_others(void)
+{
+	__wrap_sched_yield();
 }
 
 void __sanitizer_cov_trace_pc(void)
@@ -152,7 +159,7 @@ __attribute__((constructor(101))) static void runtime_start(void)
 	rt_on_own_stack(0); /* the main thread's stack bounds, from here */
 	prio = rt_call(REWIND_RT_THREAD_PRIORITY, 0, 0);
 	if (prio) {
-		pct_priorities = 1;
+		rt_pct_priorities = 1;
 		rt_set_priority(prio);
 	}
 	rt_feedback_register();

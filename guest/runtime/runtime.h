@@ -52,6 +52,16 @@ uint32_t rt_call(uint32_t call, uintptr_t arg, uintptr_t arg2);
 /* Makes the calling thread SCHED_FIFO at prio (1..99); the kernel may switch threads at once. */
 void rt_set_priority(uint32_t prio);
 
+/* The VMM hands out SCHED_FIFO priorities: pct mode (counter.c). */
+extern int rt_pct_priorities;
+
+/* Lets every other thread that can run go first, as a fair yield does (counter.c). */
+void rt_yield_to_others(void);
+
+/* Spin-waits (spin.c): a load of size bytes at addr, a store to addr, by this thread. */
+void rt_spin_load(uintptr_t addr, unsigned long size);
+void rt_spin_store(uintptr_t addr);
+
 /* Whether addr lies on the calling thread's own stack (its accesses are no events). */
 int rt_on_own_stack(uintptr_t addr);
 

@@ -20,10 +20,13 @@ static inline void access_at(uintptr_t pc, const volatile void *addr, int store,
 	if (rt_on_own_stack(a))
 		return;
 	rt_event(pc, a, (store ? RT_EV_WRITE : RT_EV_READ) | RT_EV_SIZE(size));
-	if (store)
+	if (store) {
 		rt_feedback_store(pc, a);
-	else
+		rt_spin_store(a);
+	} else {
 		rt_feedback_load(pc, a);
+		rt_spin_load(a, size);
+	}
 }
 
 /* An atomic read-modify-write of size bytes at pc: it reads (what it read from) and writes. */

@@ -616,6 +616,48 @@ static void test_a_yield_loop_lets_the_other_thread_run(void **state)
 }
 
 /*
+ * A correct busy-wait on a flag (guest/tests/flag_wait.c) in pct mode: the
+ * runtime sees the waiting thread's loads find the same value again and
+ * again and yields for it (guest/runtime/spin.c), so each of the 16 waits
+ * costs a few hundred events. Before, each lasted until the VMM's time
+ * slice: 3,000,007 events a run, 20 times counter mode's 150,007.
+ */
+static void test_a_spin_on_a_flag_lets_the_other_thread_run(void **state)
+{
+	struct run *r = new_run();
+	unsigned long events[2] = {0, 0};
+
+	(void)state;
+	for (int pct = 0; pct < 2; pct++) {
+		char cmd[512];
+		const char *at;
+		unsigned long step = 0;
+
+		snprintf(cmd, sizeof(cmd),
+			 "printf '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"%s\","
+			 "\"seed\":\"0\",\"injections\":[]}' >" DIR "/flag.json && " HARNESS
+			 " --from-json " DIR "/flag.json -o " DIR "/flag && " HARNESS " " DIR
+			 "/flag -- /tests/flag_wait",
+			 pct ? "pct" : "counter");
+		sh(cmd, r);
+		expect_status(r, 0, "outcome pass at step ");
+		assert_non_null(strstr(r->out, "flag_wait: 8 jobs, total 36"));
+		at = strstr(r->err, "outcome pass at step ");
+		assert_int_equal(
+			sscanf(at, "outcome pass at step %lu, %lu events", &step, &events[pct]), 2);
+	}
+	print_message("flag_wait: %lu events in counter mode, %lu in pct mode\n", events[0],
+		      events[1]);
+	assert_true(events[1] < 10000);
+	assert_true(events[1] * 3 < events[0]);
+	sh(HARNESS " --random 100 --pct --random-seed 5 --artifacts " DIR "/flag-art -- "
+		   "/tests/flag_wait",
+	   r);
+	expect_status(r, 1, NULL);
+	assert_non_null(strstr(r->out, "random: no failure in 100 executions"));
+}
+
+/*
  * The no-feedback baselines of bench/bugs: random inputs of the format,
  * counted; with seed 3 counter-mode inputs find the lost update at the
  * first execution and PCT samples at the second (deterministically: the
@@ -895,6 +937,46 @@ static void test_forkserver_shared_memory_testcases(void **state)
 	put_testcase(&a, "corpus/ledger/empty");
 	assert_int_equal(execute(&a, 0), 0);
 	stop_forkserver(&a);
+}
+
+/*
+ * afl-fuzz re-runs an input it keeps (calibration): the forkserver answers a
+ * recent input's pass from its outcome cache with the same map, and counts
+ * no execution for it; a failure always runs again (its artifact, its count).
+ */
+static void test_forkserver_answers_a_rerun_from_its_cache(void **state)
+{
+	struct afl_side a = {.fuzz_id = -1};
+	struct run *r = new_run();
+	static uint8_t first[65536];
+	char input[256];
+
+	(void)state;
+	lost_update_input(input, sizeof(input));
+	start_forkserver(&a, 65536,
+			 "--artifacts " DIR "/cache-art --progress " DIR "/cache-progress.json " DIR
+			 "/current");
+	hello(&a);
+	assert_int_equal(system("cp corpus/ledger/empty " DIR "/current"), 0);
+	assert_int_equal(execute(&a, 0), 0);
+	memcpy(first, a.map, a.map_size);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(execute(&a, 0), 0);
+		assert_memory_equal(a.map, first, a.map_size);
+	}
+	assert_int_equal(system("cp " DIR "/lost-update " DIR "/current"), 0);
+	assert_int_equal(WTERMSIG(execute(&a, 0)), SIGABRT);
+	assert_int_equal(WTERMSIG(execute(&a, 0)), SIGABRT);
+	/* the pass once more: still answered, the failures did not evict it */
+	assert_int_equal(system("cp corpus/ledger/empty " DIR "/current"), 0);
+	assert_int_equal(execute(&a, 0), 0);
+	assert_memory_equal(a.map, first, a.map_size);
+	stop_forkserver(&a);
+	sh("cat " DIR "/cache-progress.json", r);
+	print_message("progress: %s", r->out);
+	assert_non_null(strstr(r->out, "\"execs\": 3,"));
+	assert_non_null(strstr(r->out, "\"failures\": 2,"));
+	assert_non_null(strstr(r->out, "\"answered\": 4,"));
 }
 
 static void test_forkserver_protocol(void **state)
@@ -1597,12 +1679,14 @@ int main(void)
 		cmocka_unit_test(test_every_mode_repeats_exactly_across_20_runs),
 		cmocka_unit_test(test_spinning_in_every_mode),
 		cmocka_unit_test(test_a_yield_loop_lets_the_other_thread_run),
+		cmocka_unit_test(test_a_spin_on_a_flag_lets_the_other_thread_run),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_pct_one_change_point_finds_the_lost_update),
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
 		cmocka_unit_test(test_random_search_runs_and_counts),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
+		cmocka_unit_test(test_forkserver_answers_a_rerun_from_its_cache),
 		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),
 		cmocka_unit_test(test_artifact_write_failure_loses_nothing),
 		cmocka_unit_test(test_explain_names_the_stalled_deposit),
