@@ -39,8 +39,6 @@
 #include "vmm/counter.h"
 
 #include "vmm/guest_mem.h"
-#include "vmm/inject.h"
-#include "vmm/ports.h"
 #include "vmm/ports_shared.h"
 #include "vmm/user_context.h"
 #include "vmm/vm.h"
@@ -286,22 +284,6 @@ static uint32_t logged_answer(struct vm *vm, uint32_t answer)
 	return (answer & ~REWIND_COUNTER_COUNT_MASK) | 1;
 }
 
-/*
- * A timer or an injection due at this read waits for the next exit (see
- * struct vm_counter's hold). With no preemption and no priority in the
- * answer, the runtime stores its countdown and goes on at once: the answer
- * then says preempt, to make that next exit its OUTL, right after the
- * store; with a priority, the system call that takes it comes first, and
- * what is due waits for whichever exit is next.
- */
-static void hold_what_is_due(struct vm *vm, const struct due *due)
-{
-	struct vm_counter *c = &vm->counter;
-
-	c->hold = inject_would_act(vm) || ports_timer_due(vm);
-	c->ack_next = c->hold && !due->preempt && !due->prio;
-}
-
 uint32_t counter_read(struct vm *vm)
 {
 	struct vm_counter *c = &vm->counter;
@@ -332,9 +314,8 @@ uint32_t counter_read(struct vm *vm)
 		logged->what |= (due.preempt ? VM_EVENT_LANDED_PREEMPT : 0) |
 				(due.prio ? VM_EVENT_LANDED_PRIORITY : 0);
 	c->armed = next_countdown(vm);
-	hold_what_is_due(vm, &due);
 	return logged_answer(vm, c->armed | due.prio << REWIND_COUNTER_PRIO_SHIFT |
-					 (due.preempt || c->ack_next ? REWIND_COUNTER_PREEMPT : 0));
+					 (due.preempt ? REWIND_COUNTER_PREEMPT : 0));
 }
 
 void counter_settle(struct vm *vm, uint64_t left)

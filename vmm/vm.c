@@ -83,6 +83,34 @@ static bool unseen_counter_read(struct vm *vm)
 	return true;
 }
 
+/*
+ * A counter read where a timer or an injection is due (see struct
+ * vm_counter's hold): they wait for the next exit. With no preemption and
+ * no priority in the answer, the runtime stores its countdown and goes on
+ * at once: the answer then says preempt, to make that next exit its OUTL,
+ * right after the store (counter_preempt raises nothing for it); with a
+ * priority, the system call that takes it comes first, and what is due
+ * waits for whichever exit is next.
+ */
+static void hold_at_counter_read(struct vm *vm)
+{
+	struct kvm_run *run = vm->km.run;
+	uint32_t answer;
+
+	if (run->io.port != REWIND_PORT_COUNTER || run->io.direction != KVM_EXIT_IO_IN ||
+	    run->io.size != 4 || run->io.count != 1 || !vm->cfg.counter_mode ||
+	    vm->outcome != VM_RUNNING || !(inject_would_act(vm) || ports_timer_due(vm)))
+		return;
+	vm->counter.hold = true;
+	memcpy(&answer, (uint8_t *)run + run->io.data_offset, sizeof(answer));
+	if (answer &
+	    (REWIND_COUNTER_PREEMPT | REWIND_COUNTER_PRIO_MASK << REWIND_COUNTER_PRIO_SHIFT))
+		return;
+	answer |= REWIND_COUNTER_PREEMPT;
+	vm->counter.ack_next = true;
+	memcpy((uint8_t *)run + run->io.data_offset, &answer, sizeof(answer));
+}
+
 /* bench/exec's count of port exits by Rewind port, and the guest time each ended (vmm/stats.h). */
 static void count_port(struct kvm_machine *km)
 {
@@ -117,6 +145,7 @@ static bool handle_exit(struct vm *vm, int reason)
 		vclock_step(&vm->clock);
 		ports_take_switches(vm);
 		ports_io(vm);
+		hold_at_counter_read(vm);
 		break;
 	case KVM_EXIT_MMIO:
 		vm_finish(vm, VM_GUEST_FAULT, "MMIO %s at unbacked address %#llx",
