@@ -66,6 +66,13 @@ void vm_destroy(struct vm *vm)
 	trace_free(&vm->trace);
 }
 
+/* Is this port exit the runtime's counter read (a 4-byte IN)? */
+static bool is_counter_read(const struct kvm_run *run)
+{
+	return run->io.port == REWIND_PORT_COUNTER && run->io.direction == KVM_EXIT_IO_IN &&
+	       run->io.size == 4 && run->io.count == 1;
+}
+
 /*
  * A counter read only the event log sees (vmm/counter.c): answered here,
  * before the exit is made a step, so the run goes on as without the log.
@@ -75,9 +82,7 @@ static bool unseen_counter_read(struct vm *vm)
 	struct kvm_run *run = vm->km.run;
 	uint32_t answer;
 
-	if (!vm->event_log || run->io.port != REWIND_PORT_COUNTER ||
-	    run->io.direction != KVM_EXIT_IO_IN || run->io.size != 4 || run->io.count != 1 ||
-	    !counter_read_unseen(vm, &answer))
+	if (!vm->event_log || !is_counter_read(run) || !counter_read_unseen(vm, &answer))
 		return false;
 	memcpy((uint8_t *)run + run->io.data_offset, &answer, sizeof(answer));
 	return true;
@@ -97,9 +102,8 @@ static void hold_at_counter_read(struct vm *vm)
 	struct kvm_run *run = vm->km.run;
 	uint32_t answer;
 
-	if (run->io.port != REWIND_PORT_COUNTER || run->io.direction != KVM_EXIT_IO_IN ||
-	    run->io.size != 4 || run->io.count != 1 || !vm->cfg.counter_mode ||
-	    vm->outcome != VM_RUNNING || !(inject_would_act(vm) || ports_timer_due(vm)))
+	if (!is_counter_read(run) || !vm->cfg.counter_mode || vm->outcome != VM_RUNNING ||
+	    !(inject_would_act(vm) || ports_timer_due(vm)))
 		return;
 	vm->counter.hold = true;
 	memcpy(&answer, (uint8_t *)run + run->io.data_offset, sizeof(answer));
