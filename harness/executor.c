@@ -130,6 +130,7 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 	vm->cfg.pct = input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct_events = ex->pct_events;
 	vm->cfg.slice_blocks = vm->cfg.pct ? PCT_SLICE_EVENTS : ex->cfg.slice_blocks;
+	vm->cfg.fair_slice_blocks = ex->cfg.slice_blocks;
 	vm->cfg.block_ns = ex->cfg.block_ns;
 	vm_run(vm);
 	return 0;

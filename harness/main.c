@@ -618,6 +618,41 @@ static int run_once(struct harness *h, const char *path, const char *trace_path,
 	return exec_class_is_failure(e.cls) ? STATUS_NOT_OK : STATUS_OK;
 }
 
+/* What the random search's executions came to: outcomes, and events a run. */
+struct random_tally {
+	uint64_t runs, by_class[CLASS_COUNT], events, events_max;
+};
+
+static void random_tally_add(struct random_tally *t, const struct harness_exec *e)
+{
+	t->runs++;
+	if (e->cls < CLASS_COUNT)
+		t->by_class[e->cls]++;
+	if (e->cls != CLASS_REJECTED) {
+		t->events += e->res.blocks;
+		if (e->res.blocks > t->events_max)
+			t->events_max = e->res.blocks;
+	}
+}
+
+/* "random: outcomes pass 28, timeout 2; events a run: mean 1234, max 5678" */
+static void random_tally_print(const struct random_tally *t)
+{
+	const char *sep = " ";
+
+	if (!t->runs)
+		return;
+	printf("random: outcomes");
+	for (int c = 0; c < CLASS_COUNT; c++)
+		if (t->by_class[c]) {
+			printf("%s%s %llu", sep, exec_class_name((enum exec_class)c),
+			       (unsigned long long)t->by_class[c]);
+			sep = ", ";
+		}
+	printf("; events a run: mean %llu, max %llu\n", (unsigned long long)(t->events / t->runs),
+	       (unsigned long long)t->events_max);
+}
+
 /*
  * Random search, the baseline coverage guidance is measured against: fresh
  * inputs from the search's base distribution (schedule_random: PCT samples
@@ -630,6 +665,7 @@ static int random_search(struct cli *c)
 	static uint8_t map[COVERAGE_MAX_SIZE];
 	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
 	struct timespec t0;
+	struct random_tally tally = {.runs = 0};
 	uint64_t ran = 0;
 	int rc = STATUS_NOT_OK;
 
@@ -652,6 +688,7 @@ static int random_search(struct cli *c)
 			rc = STATUS_SETUP;
 			break;
 		}
+		random_tally_add(&tally, &e);
 		if (exec_class_is_failure(e.cls)) {
 			printf("random: first failure (%s) after %llu executions, %.3f s\n",
 			       exec_class_name(e.cls), (unsigned long long)ran,
@@ -662,6 +699,7 @@ static int random_search(struct cli *c)
 	if (rc == STATUS_NOT_OK)
 		printf("random: no failure in %llu executions, %.3f s\n", (unsigned long long)ran,
 		       host_time_seconds_since(&t0));
+	random_tally_print(&tally);
 	executor_close(&h.ex);
 	afl_custom_deinit(m);
 	return rc;

@@ -48,7 +48,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#define COUNTDOWN_MAX  REWIND_COUNTER_COUNT_MASK /* read this often at least: virtual time moves */
+#define COUNTDOWN_MAX REWIND_COUNTER_COUNT_MASK /* read this often at least: virtual time moves */
+
 #define PCT_SLICE_PRIO 1 /* pct: a thread whose time slice ran out drops to the lowest priority */
 
 #define EVENT_KIND(what) ((what) / 0x100u % 0x100u) /* guest/runtime/runtime.h RT_EV_* */
@@ -59,7 +60,7 @@ static uint64_t event_of(const struct vm *vm, const struct injection *inj)
 {
 	if (inj->kind == INJECT_PREEMPT)
 		return inj->step;
-	if (inj->kind == INJECT_DEMOTE && vm->cfg.pct)
+	if (inj->kind == INJECT_DEMOTE && vm->cfg.pct && !vm->counter.fair)
 		return (uint64_t)inj->step * vm->cfg.pct_events >> 32;
 	return UINT64_MAX;
 }
@@ -142,17 +143,27 @@ static struct due take_due(struct vm *vm)
 	return due;
 }
 
-/* The default time slice ran out: preempt (pct: and drop to the lowest priority). */
+/* The time slice in events (0: none); the fair continuation has counter mode's. */
+static uint64_t slice_length(const struct vm *vm)
+{
+	return vm->counter.fair ? vm->cfg.fair_slice_blocks : vm->cfg.slice_blocks;
+}
+
+/*
+ * The default time slice ran out: preempt (pct: and drop to the lowest
+ * priority; the preemption puts the thread behind the others there, see
+ * linux/patches/0004: threads that all end up there take turns).
+ */
 static bool slice_over(struct vm *vm, struct due *due)
 {
 	const struct vm_counter *c = &vm->counter;
+	uint64_t slice = slice_length(vm);
 
-	if (due->preempt || due->prio || !vm->cfg.slice_blocks ||
-	    c->blocks < c->slice_start + vm->cfg.slice_blocks)
+	if (due->preempt || due->prio || !slice || c->blocks < c->slice_start + slice)
 		return false;
 	trace_preempt(vm, PREEMPT_WHY_SLICE);
 	due->preempt = true;
-	if (vm->cfg.pct)
+	if (vm->cfg.pct && !c->fair)
 		due->prio = PCT_SLICE_PRIO;
 	return true;
 }
@@ -166,8 +177,8 @@ static uint32_t next_countdown(struct vm *vm)
 			       : COUNTDOWN_MAX;
 	uint64_t until = c->blocks + max, slice_end, next;
 
-	slice_end = c->slice_start + vm->cfg.slice_blocks;
-	if (vm->cfg.slice_blocks && slice_end < until)
+	slice_end = c->slice_start + slice_length(vm);
+	if (slice_length(vm) && slice_end < until)
 		until = slice_end;
 	next = next_event(vm);
 	if (next < until)
@@ -313,6 +324,8 @@ uint32_t counter_read(struct vm *vm)
 	if (logged)
 		logged->what |= (due.preempt ? VM_EVENT_LANDED_PREEMPT : 0) |
 				(due.prio ? VM_EVENT_LANDED_PRIORITY : 0);
+	if (c->fair) /* every process that reads leaves SCHED_FIFO (its runtime does it once) */
+		due.prio = REWIND_COUNTER_PRIO_FAIR;
 	c->armed = next_countdown(vm);
 	return logged_answer(vm, c->armed | due.prio << REWIND_COUNTER_PRIO_SHIFT |
 					 (due.preempt ? REWIND_COUNTER_PREEMPT : 0));
@@ -344,4 +357,15 @@ void counter_preempt(struct vm *vm, uint32_t value)
 	}
 	vm->counter.preempts_due--;
 	ports_raise(vm, REWIND_PENDING_RESCHED);
+}
+
+void counter_go_fair(struct vm *vm, uint64_t budget)
+{
+	struct trace_record rec = {.step = vm->steps,
+				   .type = TRACE_PREEMPT,
+				   .args = {vm->counter.blocks, PREEMPT_WHY_FAIR, 0}};
+
+	vm->counter.fair = true;
+	vm->counter.fair_until = vm->steps + budget;
+	trace_append(&vm->trace, &rec, NULL);
 }

@@ -36,7 +36,11 @@ struct vm_counter {
 	 * next exit is its OUTL (no system call comes between them).
 	 */
 	bool hold, ack_next;
-	uint32_t threads;  /* pct: thread priorities handed out so far */
+	uint32_t threads; /* pct: thread priorities handed out so far */
+	/* pct: the step budget ran out and the run goes on under the kernel's
+	 * fair scheduler (counter_go_fair) until fair_until */
+	bool fair;
+	uint64_t fair_until;
 	uint32_t log_left; /* event log: events the real countdown has left */
 };
 
@@ -101,5 +105,11 @@ void counter_preempt(struct vm *vm, uint32_t value);
 
 /* The runtime says left of its countdown remain: the events run so far are counted. */
 void counter_settle(struct vm *vm, uint64_t left);
+
+/*
+ * pct mode, the step budget ran out: the run goes on for budget more steps
+ * under the kernel's fair scheduler (no more priorities or change points).
+ */
+void counter_go_fair(struct vm *vm, uint64_t budget);
 
 #endif

@@ -34,7 +34,7 @@ uint32_t pct_thread_priority(struct vm *vm)
 	const struct schedule *s = vm->schedule;
 	uint32_t thread, prio;
 
-	if (!vm->cfg.pct)
+	if (!vm->cfg.pct || vm->counter.fair) /* fair: new threads inherit SCHED_OTHER */
 		return 0;
 	thread = vm->counter.threads++;
 	prio = drawn_priority(vm, thread);

@@ -36,6 +36,8 @@ enum preempt_why {
 	PREEMPT_WHY_SLICE = 1,	/* the default time slice (counter mode) */
 	PREEMPT_WHY_INSNS = 2,	/* a `preempt-insns` injection (single-stepped) */
 	PREEMPT_WHY_DEMOTE = 3, /* a `demote` (pct mode): arg0 event count, arg2 address */
+	PREEMPT_WHY_FAIR =
+		4, /* pct: the step budget ran out, the kernel's fair scheduler goes on */
 };
 
 struct trace_record {

@@ -301,10 +301,9 @@ static int add_outcome(cJSON *o, const struct record *r)
 static int add_preempt(cJSON *o, const struct record *r)
 {
 	static const char *const whys[] = {
-		[PREEMPT_WHY_BLOCK] = "block",
-		[PREEMPT_WHY_SLICE] = "slice",
-		[PREEMPT_WHY_INSNS] = "insns",
-		[PREEMPT_WHY_DEMOTE] = "demote",
+		[PREEMPT_WHY_BLOCK] = "block", [PREEMPT_WHY_SLICE] = "slice",
+		[PREEMPT_WHY_INSNS] = "insns", [PREEMPT_WHY_DEMOTE] = "demote",
+		[PREEMPT_WHY_FAIR] = "fair",
 	};
 	uint64_t why = r->rec->args[1];
 

@@ -88,6 +88,14 @@ static bool unseen_counter_read(struct vm *vm)
 	return true;
 }
 
+/* A new priority or a yield in a counter read's answer (the fair continuation's mark is none). */
+static bool answers_priority(uint32_t answer)
+{
+	uint32_t prio = answer >> REWIND_COUNTER_PRIO_SHIFT & REWIND_COUNTER_PRIO_MASK;
+
+	return prio && prio != REWIND_COUNTER_PRIO_FAIR;
+}
+
 /*
  * A counter read where a timer or an injection is due (see struct
  * vm_counter's hold): they wait for the next exit. With no preemption and
@@ -107,8 +115,7 @@ static void hold_at_counter_read(struct vm *vm)
 		return;
 	vm->counter.hold = true;
 	memcpy(&answer, (uint8_t *)run + run->io.data_offset, sizeof(answer));
-	if (answer &
-	    (REWIND_COUNTER_PREEMPT | REWIND_COUNTER_PRIO_MASK << REWIND_COUNTER_PRIO_SHIFT))
+	if (answer & REWIND_COUNTER_PREEMPT || answers_priority(answer))
 		return;
 	answer |= REWIND_COUNTER_PREEMPT;
 	vm->counter.ack_next = true;
@@ -203,6 +210,36 @@ static uint64_t stuck_budget(const struct vm *vm)
 	return vm->cfg.stuck_ms > VM_BOOT_STUCK_MS ? vm->cfg.stuck_ms : VM_BOOT_STUCK_MS;
 }
 
+/* The step at which the run is out of steps. */
+static uint64_t step_limit(const struct vm *vm)
+{
+	return vm->counter.fair ? vm->counter.fair_until : vm->cfg.step_budget;
+}
+
+/*
+ * Out of steps. Under pct priorities that can be the priorities' doing: a
+ * wait the runtime does not recognise keeps the CPU from the thread it
+ * waits for, which no fair scheduler does. So a pct run first goes on for
+ * one more budget under the kernel's fair scheduler (counter_go_fair); a
+ * livelock is a run that this fair continuation does not end either.
+ */
+static void step_budget_spent(struct vm *vm)
+{
+	if (vm->cfg.pct && vm->counter.started && !vm->counter.fair) {
+		counter_go_fair(vm, vm->cfg.step_budget);
+		return;
+	}
+	if (vm->counter.fair)
+		vm_finish(vm, VM_STEP_BUDGET,
+			  "step budget of %llu exceeded, and %llu more steps under a fair "
+			  "scheduler did not end the job",
+			  (unsigned long long)vm->cfg.step_budget,
+			  (unsigned long long)vm->cfg.step_budget);
+	else
+		vm_finish(vm, VM_STEP_BUDGET, "step budget of %llu exceeded",
+			  (unsigned long long)vm->cfg.step_budget);
+}
+
 enum vm_outcome vm_run(struct vm *vm)
 {
 	uint64_t deadline_ms = vm->cfg.wall_ms ? host_time_ms() + vm->cfg.wall_ms : 0;
@@ -237,9 +274,8 @@ enum vm_outcome vm_run(struct vm *vm)
 					  "the trace passed its budget of %llu MiB (a flood of "
 					  "output or events)",
 					  (unsigned long long)(vm->cfg.trace_max >> 20));
-			if (vm->cfg.step_budget && vm->steps >= vm->cfg.step_budget)
-				vm_finish(vm, VM_STEP_BUDGET, "step budget of %llu exceeded",
-					  (unsigned long long)vm->cfg.step_budget);
+			if (vm->cfg.step_budget && vm->steps >= step_limit(vm))
+				step_budget_spent(vm);
 			ports_fire_due_timer(vm);
 			if (budget != vm->cfg.stuck_ms && vm->ready_step) { /* booted */
 				budget = vm->cfg.stuck_ms;

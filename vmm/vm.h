@@ -28,20 +28,21 @@
 
 struct vm_config {
 	uint64_t ram_size;
-	uint64_t epoch_ns;	/* wall clock at power-on */
-	uint64_t quantum_ns;	/* virtual time per step */
-	uint64_t step_budget;	/* 0 = unlimited */
-	uint64_t stuck_ms;	/* wall time allowed between two exits */
-	bool counter_mode;	/* an instrumented job counts events; else it is told to stop */
-	bool pct;		/* priority schedules (PCT): thread priorities and demotions */
-	uint64_t pct_events;	/* pct: the job's profiled events, what demote positions divide */
-	uint64_t slice_blocks;	/* counter mode: preempt every N events (0: never) */
-	uint32_t countdown_max; /* read at least every N events (0: the ABI's maximum) */
-	uint64_t block_ns;	/* counter mode: virtual time an event costs */
-	uint64_t wall_ms;	/* wall time allowed for one vm_run (0 = unlimited) */
-	uint64_t trace_max;	/* trace bytes allowed (0: VM_TRACE_MAX_DEFAULT) */
-	FILE *output;		/* guest program output goes here as it happens */
-	FILE *console;		/* kernel console text goes here (NULL: kept in trace only) */
+	uint64_t epoch_ns;     /* wall clock at power-on */
+	uint64_t quantum_ns;   /* virtual time per step */
+	uint64_t step_budget;  /* 0 = unlimited */
+	uint64_t stuck_ms;     /* wall time allowed between two exits */
+	bool counter_mode;     /* an instrumented job counts events; else it is told to stop */
+	bool pct;	       /* priority schedules (PCT): thread priorities and demotions */
+	uint64_t pct_events;   /* pct: the job's profiled events, what demote positions divide */
+	uint64_t slice_blocks; /* counter mode: preempt every N events (0: never) */
+	uint64_t fair_slice_blocks; /* pct's fair continuation: the same (counter mode's) */
+	uint32_t countdown_max;	    /* read at least every N events (0: the ABI's maximum) */
+	uint64_t block_ns;	    /* counter mode: virtual time an event costs */
+	uint64_t wall_ms;	    /* wall time allowed for one vm_run (0 = unlimited) */
+	uint64_t trace_max;	    /* trace bytes allowed (0: VM_TRACE_MAX_DEFAULT) */
+	FILE *output;		    /* guest program output goes here as it happens */
+	FILE *console;		    /* kernel console text goes here (NULL: kept in trace only) */
 	uint32_t exec_seed[REWIND_SEED_WORDS]; /* written into the guest at READY (vmm/seed.c) */
 	bool stop_at_ready;		       /* vm_run returns at READY (for a keyframe) */
 	bool track_dirty;		       /* dirty logging on guest RAM, for keyframes */

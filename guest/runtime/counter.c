@@ -95,13 +95,16 @@ __attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr
 	}
 	rt_countdown = next & REWIND_COUNTER_COUNT_MASK;
 	prio = next >> REWIND_COUNTER_PRIO_SHIFT & REWIND_COUNTER_PRIO_MASK;
-	if (prio)
+	if (prio && prio != REWIND_COUNTER_PRIO_FAIR)
 		rt_set_priority(prio);
 	if (next & REWIND_COUNTER_PREEMPT)
 		__asm__ volatile("outl %0, %w1"
 				 :
 				 : "a"(0u), "Nd"((uint16_t)REWIND_PORT_COUNTER)
 				 : "memory");
+	/* after the OUTL: the VMM holds what is due for the exit right after the store */
+	if (prio == REWIND_COUNTER_PRIO_FAIR)
+		rt_schedule_fairly();
 }
 
 /*

@@ -58,6 +58,9 @@ extern int rt_pct_priorities;
 /* Lets every other thread that can run go first, as a fair yield does (counter.c). */
 void rt_yield_to_others(void);
 
+/* Every thread of the process leaves SCHED_FIFO for the kernel's fair scheduler (fair.c). */
+void rt_schedule_fairly(void);
+
 /* Spin-waits (spin.c): a load of size bytes at addr, a store to addr, by this thread. */
 void rt_spin_load(uintptr_t addr, unsigned long size);
 void rt_spin_store(uintptr_t addr);

@@ -103,6 +103,10 @@ enum rewind_port {
 #define REWIND_COUNTER_PRIO_SHIFT 24	      /* bits 24..30: a SCHED_FIFO priority */
 #define REWIND_COUNTER_PRIO_MASK  0x7fu	      /* 0: keep the thread's priority */
 #define REWIND_COUNTER_PREEMPT	  (1u << 31)  /* preempt here */
+/* No priority: every thread of the process leaves SCHED_FIFO for the
+ * kernel's fair scheduler, for the rest of the run (pct mode's fair
+ * continuation, vmm/counter.c). */
+#define REWIND_COUNTER_PRIO_FAIR 0x7fu
 
 /* Calls on REWIND_PORT_RUNTIME (RDI), all from a job's instrumented runtime. */
 enum rewind_runtime_call {

@@ -658,6 +658,42 @@ static void test_a_spin_on_a_flag_lets_the_other_thread_run(void **state)
 }
 
 /*
+ * The fair continuation (vmm/vm.c step_budget_spent): a pct run still going
+ * when its step budget runs out is no livelock yet; it goes on for one more
+ * budget under the kernel's fair scheduler. guest/tests/poll_slots.c (a
+ * correct pool; pct seed 0 takes 33 job steps) with a budget of 25 steps
+ * (the boot takes 20 of them): the budget runs out at job step 5, the
+ * trace records the switch (a `preempt` record, why `fair`), and the run
+ * passes, the same on every run. Counter mode, whose scheduler is the fair
+ * one already, has no continuation: with that budget it is a livelock.
+ */
+static void test_a_pct_run_out_of_steps_goes_on_fairly(void **state)
+{
+	struct run *r = new_run(), *again = new_run();
+	const char *at;
+	char trace[32];
+
+	(void)state;
+	sh("printf '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\",\"seed\":\"0\","
+	   "\"injections\":[]}' >" DIR "/fair.json && " HARNESS " --from-json " DIR
+	   "/fair.json -o " DIR "/fair && " HARNESS " " DIR "/fair --step-budget 25 --trace " DIR
+	   "/fair.trace -- /tests/poll_slots && build/bin/rewind trace --text " DIR "/fair.trace",
+	   r);
+	expect_status(r, 0, "outcome pass at step ");
+	assert_non_null(strstr(r->out, "poll_slots: 6 workers, total 71994000"));
+	assert_non_null(strstr(r->out, "preempt    why=fair"));
+	at = strstr(r->err, ", trace 0x");
+	assert_non_null(at);
+	snprintf(trace, sizeof(trace), "%.*s", (int)strcspn(at, "\n"), at);
+	sh(HARNESS " " DIR "/fair --step-budget 25 -- /tests/poll_slots", again);
+	expect_status(again, 0, "outcome pass at step ");
+	assert_non_null(strstr(again->err, trace)); /* the continuation is part of the run */
+	write_counter_input(DIR "/fair-counter", "");
+	sh(HARNESS " " DIR "/fair-counter --step-budget 25 -- /tests/poll_slots", r);
+	expect_status(r, 1, "outcome livelock (step budget of 25 exceeded) at step 5,");
+}
+
+/*
  * The no-feedback baselines of bench/bugs: random inputs of the format,
  * counted; with seed 3 counter-mode inputs find the lost update at the
  * first execution and PCT samples at the second (deterministically: the
@@ -1680,6 +1716,7 @@ int main(void)
 		cmocka_unit_test(test_spinning_in_every_mode),
 		cmocka_unit_test(test_a_yield_loop_lets_the_other_thread_run),
 		cmocka_unit_test(test_a_spin_on_a_flag_lets_the_other_thread_run),
+		cmocka_unit_test(test_a_pct_run_out_of_steps_goes_on_fairly),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_pct_one_change_point_finds_the_lost_update),
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
