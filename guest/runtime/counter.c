@@ -102,7 +102,7 @@ __attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr
 				 :
 				 : "a"(0u), "Nd"((uint16_t)REWIND_PORT_COUNTER)
 				 : "memory");
-	/* after the OUTL: the VMM holds what is due for the exit right after the store */
+	/* after the OUTL: with a timer held at this read, that must be the next exit (vmm/vm.c) */
 	if (prio == REWIND_COUNTER_PRIO_FAIR)
 		rt_schedule_fairly();
 }
