@@ -88,7 +88,8 @@ static bool unseen_counter_read(struct vm *vm)
 	return true;
 }
 
-/* A new priority or a yield in a counter read's answer (the fair continuation's mark is none). */
+/* A new priority in a counter read's answer (the fair continuation's mark is none: the
+ * runtime makes no system call before its OUTL for it, guest/runtime/counter.c). */
 static bool answers_priority(uint32_t answer)
 {
 	uint32_t prio = answer >> REWIND_COUNTER_PRIO_SHIFT & REWIND_COUNTER_PRIO_MASK;
