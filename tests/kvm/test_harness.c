@@ -629,17 +629,11 @@ static void test_a_spin_on_a_flag_lets_the_other_thread_run(void **state)
 
 	(void)state;
 	for (int pct = 0; pct < 2; pct++) {
-		char cmd[512];
 		const char *at;
 		unsigned long step = 0;
 
-		snprintf(cmd, sizeof(cmd),
-			 "printf '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"%s\","
-			 "\"seed\":\"0\",\"injections\":[]}' >" DIR "/flag.json && " HARNESS
-			 " --from-json " DIR "/flag.json -o " DIR "/flag && " HARNESS " " DIR
-			 "/flag -- /tests/flag_wait",
-			 pct ? "pct" : "counter");
-		sh(cmd, r);
+		write_mode_input(DIR "/flag", pct ? "pct" : "counter", "");
+		sh(HARNESS " " DIR "/flag -- /tests/flag_wait", r);
 		expect_status(r, 0, "outcome pass at step ");
 		assert_non_null(strstr(r->out, "flag_wait: 8 jobs, total 36"));
 		at = strstr(r->err, "outcome pass at step ");
@@ -674,10 +668,9 @@ static void test_a_pct_run_out_of_steps_goes_on_fairly(void **state)
 	char trace[32];
 
 	(void)state;
-	sh("printf '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\",\"seed\":\"0\","
-	   "\"injections\":[]}' >" DIR "/fair.json && " HARNESS " --from-json " DIR
-	   "/fair.json -o " DIR "/fair && " HARNESS " " DIR "/fair --step-budget 25 --trace " DIR
-	   "/fair.trace -- /tests/poll_slots && build/bin/rewind trace --text " DIR "/fair.trace",
+	write_mode_input(DIR "/fair", "pct", "");
+	sh(HARNESS " " DIR "/fair --step-budget 25 --trace " DIR "/fair.trace -- /tests/poll_slots"
+		   " && build/bin/rewind trace --text " DIR "/fair.trace",
 	   r);
 	expect_status(r, 0, "outcome pass at step ");
 	assert_non_null(strstr(r->out, "poll_slots: 6 workers, total 71994000"));
