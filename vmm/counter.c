@@ -175,11 +175,10 @@ static uint32_t next_countdown(struct vm *vm)
 	uint32_t max = vm->cfg.countdown_max && vm->cfg.countdown_max < COUNTDOWN_MAX
 			       ? vm->cfg.countdown_max
 			       : COUNTDOWN_MAX;
-	uint64_t until = c->blocks + max, slice_end, next;
+	uint64_t until = c->blocks + max, slice = slice_length(vm), next;
 
-	slice_end = c->slice_start + slice_length(vm);
-	if (slice_length(vm) && slice_end < until)
-		until = slice_end;
+	if (slice && c->slice_start + slice < until)
+		until = c->slice_start + slice;
 	next = next_event(vm);
 	if (next < until)
 		until = next;
