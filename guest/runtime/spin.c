@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#define SPIN_RING    4	 /* the addresses a spin may poll at once */
+#define SPIN_RING    8	 /* the addresses a spin may poll at once (a pool's done flags) */
 #define SPIN_REPEATS 256 /* unchanged loads in a row that make a spin */
 
 struct polled {
