@@ -60,6 +60,7 @@ struct cli {
 	size_t map_size;
 	uint64_t random_execs, random_seed; /* --random: the baseline search */
 	uint64_t random_seconds;	    /* --seconds: its time budget (0: none) */
+	bool random_keep_going;		    /* --keep-going: on past failures, all N run */
 	uint8_t random_mode;
 	uint64_t repeat; /* --replay: run it this many times */
 	bool trust;	 /* --trust: a replay may read the host paths an artifact names */
@@ -152,7 +153,8 @@ static void usage(FILE *to)
 		"count\n"
 		"  --random-seed S     their seed (default 0); --counter: counter-mode inputs;\n"
 		"                      --pct: PCT samples (pct mode); --seconds S: stop after S\n"
-		"                      seconds\n"
+		"                      seconds; --keep-going: on past failures (all N run: a\n"
+		"                      rate without afl-fuzz, bench/exec)\n"
 		"  --map-size N        coverage map bytes, a power of two (default %u)\n"
 		"  -v, --verbose       show the guest kernel's console, and where in the source\n"
 		"                      each error comes from (REWIND_DEBUG=1: that alone)\n"
@@ -194,6 +196,7 @@ enum {
 	OPT_COUNTER,
 	OPT_PCT,
 	OPT_SECONDS,
+	OPT_KEEP_GOING,
 	OPT_REPEAT,
 	OPT_TRUST,
 	OPT_EXPECT_FIXED,
@@ -220,6 +223,7 @@ static const struct option other_options[] = {
 	{"counter", no_argument, NULL, OPT_COUNTER},
 	{"pct", no_argument, NULL, OPT_PCT},
 	{"seconds", required_argument, NULL, OPT_SECONDS},
+	{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 	{"repeat", required_argument, NULL, OPT_REPEAT},
 	{"trust", no_argument, NULL, OPT_TRUST},
 	{"expect-fixed", no_argument, NULL, OPT_EXPECT_FIXED},
@@ -331,6 +335,9 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		return 0;
 	case OPT_SECONDS:
 		return number_parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);
+	case OPT_KEEP_GOING:
+		c->random_keep_going = true;
+		return 0;
 	case OPT_TRUST:
 		c->trust = true;
 		return 0;
@@ -666,7 +673,7 @@ static int random_search(struct cli *c)
 	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
 	struct timespec t0;
 	struct random_tally tally = {.runs = 0};
-	uint64_t ran = 0;
+	uint64_t ran = 0, failed = 0;
 	int rc = STATUS_NOT_OK;
 
 	if (!m || open_harness(&h, c, NULL) < 0) {
@@ -689,16 +696,24 @@ static int random_search(struct cli *c)
 			break;
 		}
 		random_tally_add(&tally, &e);
-		if (exec_class_is_failure(e.cls)) {
+		if (exec_class_is_failure(e.cls) && !failed++)
 			printf("random: first failure (%s) after %llu executions, %.3f s\n",
 			       exec_class_name(e.cls), (unsigned long long)ran,
 			       host_time_seconds_since(&t0));
+		if (failed && !c->random_keep_going)
 			rc = STATUS_OK;
-		}
 	}
-	if (rc == STATUS_NOT_OK)
+	if (!failed && rc == STATUS_NOT_OK)
 		printf("random: no failure in %llu executions, %.3f s\n", (unsigned long long)ran,
 		       host_time_seconds_since(&t0));
+	if (c->random_keep_going && rc != STATUS_SETUP) {
+		double secs = host_time_seconds_since(&t0);
+
+		printf("random: %llu executions in %.3f s (%.1f exec/s), %llu failures\n",
+		       (unsigned long long)ran, secs, secs > 0 ? (double)ran / secs : 0.0,
+		       (unsigned long long)failed);
+		rc = failed ? STATUS_OK : STATUS_NOT_OK;
+	}
 	random_tally_print(&tally);
 	executor_close(&h.ex);
 	afl_custom_deinit(m);

@@ -690,7 +690,8 @@ static void test_a_pct_run_out_of_steps_goes_on_fairly(void **state)
  * The no-feedback baselines of bench/bugs: random inputs of the format,
  * counted; with seed 3 counter-mode inputs find the lost update at the
  * first execution and PCT samples at the second (deterministically: the
- * same random seed gives the same samples, so the same count every time).
+ * same random seed gives the same samples, so the same count every time);
+ * with --keep-going all N run, failures counted.
  */
 static void test_random_search_runs_and_counts(void **state)
 {
@@ -713,6 +714,14 @@ static void test_random_search_runs_and_counts(void **state)
 	assert_non_null(strstr(r->out, "random: first failure (signal) after 2 executions, "));
 	/* the same count both times: only the seconds may differ */
 	assert_memory_equal(r->out, again->out, (size_t)(strstr(r->out, " executions") - r->out));
+	/* --keep-going: all 6 run past the failures (bench/exec's rate without afl-fuzz) */
+	sh(HARNESS " --random 6 --pct --random-seed 3 --keep-going --artifacts " DIR "/rnd-art -- "
+		   "/tests/lost_update",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "random: first failure (signal) after 2 executions, "));
+	assert_non_null(strstr(r->out, "random: 6 executions in "));
+	assert_null(strstr(r->out, "random: no failure"));
 }
 
 static void test_counter_mode_needs_an_instrumented_job(void **state)
