@@ -75,9 +75,10 @@ void harness_write_progress(const struct harness *h)
 	seconds = h->first_exec_ns ? (double)(coarse_now_ns() - h->first_exec_ns) / 1e9 : 0;
 	n = snprintf(text, sizeof(text),
 		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
-		     "\"seconds\": %.3f}\n",
+		     "\"seconds\": %.3f, \"pct_events\": %llu}\n",
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
-		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds);
+		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds,
+		     (unsigned long long)h->ex.pct_events);
 	file_write_atomic(h->progress_path, &(struct file_part){text, (size_t)n}, 1);
 }
 

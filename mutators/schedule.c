@@ -10,11 +10,14 @@
  *
  *   AFL_CUSTOM_MUTATOR_LIBRARY=build/lib/rewind-mutator.so afl-fuzz ...
  *
- * AFL++ 4.04c's custom mutator API (docs/custom_mutators.md): init, fuzz,
- * describe, deinit.
+ * AFL++ 4.04c's custom mutator API (docs/custom_mutators.md): init, fuzz, fuzz_count,
+ * describe, queue_new_entry (what paid), deinit.
  */
 #include "mutators/schedule.h"
 
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +27,9 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 #define N_INTERESTING (sizeof(interesting_us) / sizeof(interesting_us[0]))
 
 #define STEP_HORIZON 32 /* new injections land up to this far past the last one */
+
+#define LOCAL_SHARE_MIN 64  /* of 1024: local changes keep being tried */
+#define LOCAL_SHARE_MAX 960 /* of 1024: fresh samples keep PCT's guarantee */
 
 static uint64_t next_random(struct schedule_mutator *m)
 {
@@ -243,12 +249,55 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 						 .arg = (uint16_t)(d - i + 1)});
 }
 
-/* A demotion's position moved: a few events or much further (log-uniform over 2^32). */
+/*
+ * The job's profiled event count, which the harness writes into its
+ * progress file (harness_write_progress; rewind-fuzz names the file in
+ * REWIND_PROGRESS_FILE), read once it is there, tried every 32 mutants
+ * until then: a position is a fraction of these events (docs/harness.md).
+ */
+static void learn_pct_events(struct schedule_mutator *m)
+{
+	char text[512];
+	size_t n;
+	FILE *f;
+	cJSON *o;
+	const cJSON *v;
+
+	if (m->pct_events || !m->progress_path || m->progress_tries++ % 32)
+		return;
+	f = fopen(m->progress_path, "r");
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	o = cJSON_Parse(text);
+	v = cJSON_GetObjectItemCaseSensitive(o, "pct_events");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15)
+		m->pct_events = (uint64_t)v->valuedouble;
+	cJSON_Delete(o);
+}
+
+/*
+ * A demotion's position moved. With the job's event count known, 3 in 4
+ * moves go by whole events, 1 to 128 (log-uniform), so the change point
+ * lands on a neighbouring event: a near miss (a change point just before
+ * the window a bug needs, which made a new interleaving of its own) is a
+ * few events from a hit. Otherwise, and 1 in 4 then, anywhere from a few
+ * events to much further (log-uniform over 2^32, where most moves of less
+ * than 2^32 / events keep the change point on the same event).
+ */
 static void move_demotion(struct schedule_mutator *m, struct injection *inj)
 {
 	uint32_t delta = 1 + below(m, 1u << below(m, 31));
 
-	inj->step = below(m, 2) ? inj->step + delta : inj->step - delta; /* wraps: any position */
+	if (m->pct_events && below(m, 4)) {
+		uint64_t event = ((1ull << 32) + m->pct_events - 1) / m->pct_events;
+		uint64_t d = event * (1 + below(m, 1u << below(m, 8)));
+
+		delta = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+	}
+	inj->step = below(m, 2) ? inj->step + delta : inj->step - delta;
 }
 
 /* A new demotion, near one of the schedule's or anywhere, below the others' priorities. */
@@ -387,6 +436,38 @@ size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out)
 	return input_encode(in, m->out);
 }
 
+/*
+ * The local share: fresh samples are the search's base (PCT's guarantee),
+ * and local changes get mutants as far as they have paid more often than
+ * fresh samples: each way's rate of new queue entries a mutant, paid /
+ * (tried + 8) for local changes and (paid + 1/2) / (tried + 8) for fresh
+ * samples (so local changes that never paid, however few were tried, never
+ * look better). While local changes pay no more than fresh samples the
+ * share stays at its floor of 1/16 (they keep being tried); above, it
+ * grows with how much more they pay, up to 15/16 (local paying twice as
+ * often: 1/16 + 7/16).
+ */
+uint32_t schedule_local_share(const struct schedule_mutator *m)
+{
+	const struct arm_tally *f = &m->arms[PCT_ARM_FRESH], *l = &m->arms[PCT_ARM_LOCAL];
+	uint64_t local = 2ull * l->paid * (2ull * f->tried + 16);	/* local / fresh rate */
+	uint64_t fresh = (2ull * f->paid + 1) * (2ull * l->tried + 16); /* = local / fresh */
+
+	if (m->fixed_local_share >= 0)
+		return (uint32_t)m->fixed_local_share;
+	if (local <= fresh)
+		return LOCAL_SHARE_MIN;
+	return LOCAL_SHARE_MIN +
+	       (uint32_t)((LOCAL_SHARE_MAX - LOCAL_SHARE_MIN) * (local - fresh) / local);
+}
+
+void schedule_mutant_paid(struct schedule_mutator *m)
+{
+	if (m->last_arm < PCT_ARMS)
+		m->arms[m->last_arm].paid++;
+	m->last_arm = PCT_ARM_NONE;
+}
+
 size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t len,
 		       const uint8_t *add_buf, size_t add_len, uint8_t **out, size_t max_size)
 {
@@ -394,15 +475,23 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 	unsigned int rounds = 1 + below(m, 4);
 
 	input_decode(buf, len, in); /* afl-fuzz's own mutations may have made it invalid */
-	/* pct: half the mutants are fresh PCT samples, the search's own base
-	 * distribution; the others explore around the entry that gave new coverage */
+	if (in->mode == INPUT_MODE_PCT)
+		learn_pct_events(m);
+	/* pct: fresh PCT samples, the search's own base distribution, or changes
+	 * around the entry that gave new coverage, shared out by what paid */
 	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)
 		add = NULL;
-	if (in->mode == INPUT_MODE_PCT && below(m, 2) == 0)
+	m->last_arm = PCT_ARM_NONE;
+	if (in->mode == INPUT_MODE_PCT)
+		m->last_arm =
+			below(m, 1024) < schedule_local_share(m) ? PCT_ARM_LOCAL : PCT_ARM_FRESH;
+	if (m->last_arm == PCT_ARM_FRESH)
 		pct_sample(m, in);
 	else
 		for (unsigned int i = 0; i < rounds; i++)
 			mutate_once(m, in, add);
+	if (m->last_arm != PCT_ARM_NONE)
+		m->arms[m->last_arm].tried++;
 	while (in->schedule.count &&
 	       INPUT_HEADER_SIZE + in->schedule.count * (size_t)INPUT_RECORD_SIZE > max_size)
 		in->schedule.count--;
@@ -412,13 +501,40 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 
 /* --- the AFL++ entry points ------------------------------------------------- */
 
+/*
+ * REWIND_MUTATOR_LOCAL_SHARE=N (0..1024): a fixed local share instead of
+ * the adaptive one, for benchmarks that set the two side by side.
+ */
+static int32_t local_share_from_env(void)
+{
+	const char *v = getenv("REWIND_MUTATOR_LOCAL_SHARE");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return -1;
+	n = strtol(v, &end, 10);
+	if (*end || n < 0 || n > 1024) {
+		fprintf(stderr,
+			"rewind-mutator: REWIND_MUTATOR_LOCAL_SHARE must be 0..1024, not '%s': "
+			"the adaptive share is used\n",
+			v);
+		return -1;
+	}
+	return (int32_t)n;
+}
+
 void *afl_custom_init(void *afl, unsigned int seed)
 {
 	struct schedule_mutator *m = calloc(1, sizeof(*m));
 
 	(void)afl;
-	if (m)
-		m->rng = 0x9e3779b97f4a7c15ull ^ seed;
+	if (!m)
+		return NULL;
+	m->rng = 0x9e3779b97f4a7c15ull ^ seed;
+	m->last_arm = PCT_ARM_NONE;
+	m->fixed_local_share = local_share_from_env();
+	m->progress_path = getenv("REWIND_PROGRESS_FILE");
 	return m;
 }
 
@@ -449,7 +565,26 @@ const char *afl_custom_describe(void *data, size_t max_description_len)
 	return max_description_len >= 8 ? "schedule" : "";
 }
 
+/* afl-fuzz kept the last mutant as a new queue entry (at startup, a seed: no mutant). */
+uint8_t afl_custom_queue_new_entry(void *data, const unsigned char *filename_new_queue,
+				   const unsigned char *filename_orig_queue)
+{
+	(void)filename_new_queue;
+	if (filename_orig_queue)
+		schedule_mutant_paid(data);
+	return 0; /* the entry's file is left as it is */
+}
+
 void afl_custom_deinit(void *data)
 {
+	struct schedule_mutator *m = data;
+
+	if (m && m->arms[PCT_ARM_FRESH].tried + m->arms[PCT_ARM_LOCAL].tried)
+		fprintf(stderr,
+			"rewind-mutator: pct mutants: %u fresh samples (%u new entries), %u local "
+			"changes (%u new entries); local share at the end %u/1024\n",
+			m->arms[PCT_ARM_FRESH].tried, m->arms[PCT_ARM_FRESH].paid,
+			m->arms[PCT_ARM_LOCAL].tried, m->arms[PCT_ARM_LOCAL].paid,
+			schedule_local_share(m));
 	free(data);
 }

@@ -7,9 +7,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The two ways a pct-mode mutant is made: a fresh PCT sample (the search's
+ * base distribution) or a change to the queue entry it comes from. A
+ * mutant pays when afl-fuzz keeps it as a new queue entry (it reached new
+ * reads-from or lock-order coverage); the mutator shares the mutants out
+ * by what each way has paid (schedule_mutate).
+ */
+enum pct_arm { PCT_ARM_FRESH, PCT_ARM_LOCAL, PCT_ARMS, PCT_ARM_NONE = PCT_ARMS };
+
+struct arm_tally {
+	uint32_t tried, paid;
+};
+
 struct schedule_mutator {
 	uint64_t rng;
 	struct exec_input in, add;
+	struct arm_tally arms[PCT_ARMS];
+	uint8_t last_arm;	   /* the way the last mutant was made, or PCT_ARM_NONE */
+	int32_t fixed_local_share; /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
+	uint64_t pct_events;	   /* the job's profiled events (0: not known yet) */
+	const char *progress_path; /* REWIND_PROGRESS_FILE: where the harness says them */
+	uint32_t progress_tries;
 	uint8_t out[INPUT_MAX_SIZE];
 };
 
@@ -28,6 +47,15 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
  */
 size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out);
 
+/*
+ * Tells the mutator that its last mutant became a new queue entry: the way
+ * it was made is credited (afl_custom_queue_new_entry calls it).
+ */
+void schedule_mutant_paid(struct schedule_mutator *m);
+
+/* The share of pct mutants, in 1/1024, the next one is made locally with. */
+uint32_t schedule_local_share(const struct schedule_mutator *m);
+
 #define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
 
 /* AFL++ 4.04c's custom mutator API. */
@@ -35,6 +63,8 @@ void *afl_custom_init(void *afl, unsigned int seed);
 size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned char **out_buf,
 		       unsigned char *add_buf, size_t add_buf_size, size_t max_size);
 uint32_t afl_custom_fuzz_count(void *data, const unsigned char *buf, size_t buf_size);
+uint8_t afl_custom_queue_new_entry(void *data, const unsigned char *filename_new_queue,
+				   const unsigned char *filename_orig_queue);
 const char *afl_custom_describe(void *data, size_t max_description_len);
 void afl_custom_deinit(void *data);
 

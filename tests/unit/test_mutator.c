@@ -6,6 +6,7 @@
  */
 #include "mutators/schedule.h"
 
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -268,7 +270,7 @@ static size_t pct_input(uint8_t *buf)
  */
 static void test_pct_mode_mutants(void **state)
 {
-	void *m = new_mutator(23);
+	struct schedule_mutator *m = new_mutator(23);
 	static uint8_t buf[INPUT_MAX_SIZE], parent[INPUT_MAX_SIZE];
 	static struct exec_input in, from;
 	size_t len = pct_input(buf), parent_len = pct_input(parent);
@@ -276,6 +278,7 @@ static void test_pct_mode_mutants(void **state)
 	char why[160], first_why[200] = "";
 
 	(void)state;
+	m->fixed_local_share = 512; /* half local: this test is about the changes */
 	assert_int_equal(input_parse(parent, parent_len, &from, NULL, 0), 0);
 	for (int i = 0; i < 40000; i++) {
 		uint8_t *out;
@@ -320,6 +323,114 @@ static void test_pct_mode_mutants(void **state)
 	assert_true(more_steps_kinds < 5000); /* ...most do not */
 	if (invalid)
 		fail_msg("%u of 40000 pct mutants invalid; the first: %s", invalid, first_why);
+}
+
+/*
+ * The local share: a search starts on fresh samples (1 in 16 mutants
+ * local), moves mutants to local changes when they pay more often than
+ * fresh samples, and back; both ways keep 1/16 at least. afl-fuzz's seeds
+ * at startup (no parent) credit nothing.
+ */
+static void test_local_share_follows_what_paid(void **state)
+{
+	struct schedule_mutator *m = new_mutator(5);
+	static uint8_t buf[INPUT_MAX_SIZE];
+	size_t len = pct_input(buf);
+	uint32_t local = 0;
+
+	(void)state;
+	assert_int_equal(schedule_local_share(m), 64);
+	for (int i = 0; i < 10000; i++) {
+		uint8_t *out;
+
+		afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		local += m->last_arm == PCT_ARM_LOCAL;
+		m->arms[m->last_arm].tried--; /* keep the share where it starts */
+	}
+	print_message("%u of 10000 mutants local at a share of 64/1024\n", local);
+	assert_true(local > 450 && local < 800);
+	for (int i = 0; i < 400; i++) { /* local changes pay 1 in 4, fresh samples 1 in 40 */
+		uint8_t *out;
+		bool was_local;
+
+		afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		was_local = m->last_arm == PCT_ARM_LOCAL;
+		if (m->arms[m->last_arm].tried % (was_local ? 4 : 40) == 0)
+			afl_custom_queue_new_entry(m, (const unsigned char *)"new",
+						   (const unsigned char *)"parent");
+	}
+	print_message("after 400 mutants: share %u/1024 (fresh %u/%u, local %u/%u)\n",
+		      schedule_local_share(m), m->arms[PCT_ARM_FRESH].paid,
+		      m->arms[PCT_ARM_FRESH].tried, m->arms[PCT_ARM_LOCAL].paid,
+		      m->arms[PCT_ARM_LOCAL].tried);
+	assert_true(schedule_local_share(m) > 700);
+	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 1000, .paid = 0};
+	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 1000, .paid = 500};
+	assert_int_equal(schedule_local_share(m), 64);
+	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 1000, .paid = 1000};
+	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 1000, .paid = 0};
+	assert_true(schedule_local_share(m) >= 950);
+	m->last_arm = PCT_ARM_NONE; /* a seed at startup */
+	afl_custom_queue_new_entry(m, (const unsigned char *)"seed", NULL);
+	assert_int_equal(m->arms[PCT_ARM_LOCAL].paid + m->arms[PCT_ARM_FRESH].paid, 1000);
+}
+
+/*
+ * With the job's event count known (read from the harness's progress file,
+ * REWIND_PROGRESS_FILE), most moves of a change point go by whole events,
+ * to a neighbouring one; without it, most moves of a few events' worth of
+ * position keep it on the same event (the position is a fraction of the
+ * job's events: event = position * events / 2^32).
+ */
+static void test_change_points_move_by_events(void **state)
+{
+	static const uint64_t events = 300;
+	struct schedule_mutator *m = new_mutator(11), *blind = new_mutator(11);
+	static uint8_t buf[INPUT_MAX_SIZE];
+	static struct exec_input in = {.seed = 5, .mode = INPUT_MODE_PCT}, got;
+	char path[] = "/tmp/rewind-test-progress-XXXXXX";
+	int fd = mkstemp(path);
+	const char *text = "{\"execs\": 3, \"seconds\": 1.5, \"pct_events\": 300}\n";
+	uint32_t near[2] = {0, 0}, same[2] = {0, 0};
+	size_t len;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	in.schedule.count = 1;
+	/* the middle of event 150 of 300: a move of less than half an event keeps it there */
+	in.schedule.at[0] = (struct injection){
+		.step = 0x80000000u + 0x100000000ull / 600, .kind = INJECT_DEMOTE, .arg = 2};
+	len = input_encode(&in, buf);
+	m->progress_path = path;
+	m->fixed_local_share = blind->fixed_local_share = 1024; /* local changes only */
+	for (int k = 0; k < 2; k++) {
+		struct schedule_mutator *who = k ? blind : m;
+
+		for (int i = 0; i < 20000; i++) {
+			uint8_t *out;
+			size_t n = afl_custom_fuzz(who, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+			uint64_t from = 150, to;
+
+			assert_int_equal(input_parse(out, n, &got, NULL, 0), 0);
+			if (got.seed != in.seed || got.schedule.count != 1 ||
+			    got.schedule.at[0].kind != INJECT_DEMOTE)
+				continue; /* not a move of the one change point */
+			to = (uint64_t)got.schedule.at[0].step * events >> 32;
+			same[k] += to == from;
+			near[k] += to != from && (to > from ? to - from : from - to) <= 128;
+		}
+	}
+	unlink(path);
+	print_message(
+		"moves of one change point, %" PRIu64 " events: knowing them, %u to a "
+		"neighbouring event (up to 128 away), %u on the same; not knowing, %u and %u\n",
+		events, near[0], same[0], near[1], same[1]);
+	assert_int_equal(m->pct_events, events);
+	assert_int_equal(blind->pct_events, 0);
+	assert_true(near[0] > 2 * near[1]);
+	assert_true(same[0] * 2 < same[1]);
 }
 
 /*
@@ -486,6 +597,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_counter_mode_mutants, free_mutators),
 		cmocka_unit_test_teardown(test_steps_mode_single_step_offsets, free_mutators),
 		cmocka_unit_test_teardown(test_pct_mode_mutants, free_mutators),
+		cmocka_unit_test_teardown(test_local_share_follows_what_paid, free_mutators),
+		cmocka_unit_test_teardown(test_change_points_move_by_events, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_samples, free_mutators),
 		cmocka_unit_test_teardown(test_random_other_modes, free_mutators),
 		cmocka_unit_test_teardown(test_invalid_input_keeps_decoded_mode, free_mutators),
