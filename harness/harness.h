@@ -24,6 +24,7 @@ struct harness {
 	const char *progress_path; /* NULL, or a file rewritten with the counts every few seconds */
 	uint64_t progress_due_ns;
 	uint64_t first_exec_ns; /* --progress: when the first execution began (coarse clock) */
+	double busy_seconds;	/* --progress: wall seconds spent in harness_exec */
 	bool quiet;		/* no line per artifact written */
 	uint64_t execs, failures, rejected, artifacts;
 	uint64_t answered; /* afl's re-runs answered from the outcome cache (not in execs) */

@@ -1015,6 +1015,7 @@ static void test_forkserver_answers_a_rerun_from_its_cache(void **state)
 	assert_non_null(strstr(r->out, "\"execs\": 3,"));
 	assert_non_null(strstr(r->out, "\"failures\": 2,"));
 	assert_non_null(strstr(r->out, "\"answered\": 4,"));
+	assert_non_null(strstr(r->out, "\"busy_seconds\": ")); /* its time in the 3 runs */
 }
 
 static void test_forkserver_protocol(void **state)
