@@ -674,7 +674,7 @@ static int random_search(struct cli *c)
 	struct timespec t0;
 	struct random_tally tally = {.runs = 0};
 	uint64_t ran = 0, failed = 0;
-	int rc = STATUS_NOT_OK;
+	bool setup_failed = false;
 
 	if (!m || open_harness(&h, c, NULL) < 0) {
 		executor_close(&h.ex);
@@ -684,7 +684,7 @@ static int random_search(struct cli *c)
 	h.map = map;
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (ran < c->random_execs && rc == STATUS_NOT_OK &&
+	while (ran < c->random_execs && (!failed || c->random_keep_going) &&
 	       (!c->random_seconds || host_time_seconds_since(&t0) < (double)c->random_seconds)) {
 		struct harness_exec e;
 		uint8_t *out;
@@ -692,7 +692,7 @@ static int random_search(struct cli *c)
 
 		ran++;
 		if (harness_exec(&h, out, len, &e) < 0) {
-			rc = STATUS_SETUP;
+			setup_failed = true;
 			break;
 		}
 		random_tally_add(&tally, &e);
@@ -700,24 +700,21 @@ static int random_search(struct cli *c)
 			printf("random: first failure (%s) after %llu executions, %.3f s\n",
 			       exec_class_name(e.cls), (unsigned long long)ran,
 			       host_time_seconds_since(&t0));
-		if (failed && !c->random_keep_going)
-			rc = STATUS_OK;
 	}
-	if (!failed && rc == STATUS_NOT_OK)
+	if (!setup_failed && !failed)
 		printf("random: no failure in %llu executions, %.3f s\n", (unsigned long long)ran,
 		       host_time_seconds_since(&t0));
-	if (c->random_keep_going && rc != STATUS_SETUP) {
+	if (!setup_failed && c->random_keep_going) {
 		double secs = host_time_seconds_since(&t0);
 
 		printf("random: %llu executions in %.3f s (%.1f exec/s), %llu failures\n",
 		       (unsigned long long)ran, secs, secs > 0 ? (double)ran / secs : 0.0,
 		       (unsigned long long)failed);
-		rc = failed ? STATUS_OK : STATUS_NOT_OK;
 	}
 	random_tally_print(&tally);
 	executor_close(&h.ex);
 	afl_custom_deinit(m);
-	return rc;
+	return setup_failed ? STATUS_SETUP : failed ? STATUS_OK : STATUS_NOT_OK;
 }
 
 /* --event-log keeps this many events of the run; more are counted, not kept (48 MiB). */
