@@ -34,7 +34,7 @@ GUEST_BINS  := $(GUEST_BIN)/rewind-init $(GUEST_PROGS:%=$(GUEST_BIN)/%) \
 GUEST_INITRAMFS := $(BUILD)/guest/initramfs.cpio
 GUEST_ALL   := $(GUEST_INITRAMFS)
 # Kept after linking (make would delete them as intermediate files).
-GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job_file \
+GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job_file init_system \
 	$(GUEST_RT_SRC:%=runtime/%))
 .SECONDARY: $(GUEST_OBJS)
 # Empty mount points and directories in the image.
@@ -58,11 +58,11 @@ $(GUEST_OBJ)/%.o: guest/%.c | $(GUEST_INCLUDE)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CPPFLAGS) $(GUEST_CFLAGS) -c -o $@ $<
 
-# Every program links the shared helpers; rewind-init also the job-file parser.
+# Every program links the shared helpers; rewind-init also the job-file parser and its system setup.
 $(GUEST_BIN)/%: $(GUEST_OBJ)/%.o $(GUEST_OBJ)/util.o
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $^
-$(GUEST_BIN)/rewind-init: $(GUEST_OBJ)/job_file.o
+$(GUEST_BIN)/rewind-init: $(GUEST_OBJ)/job_file.o $(GUEST_OBJ)/init_system.o
 
 # The runtime of instrumented programs, never instrumented itself: one
 # relocatable object for musl (rewind-cc) and one for glibc (rewind-c++).

@@ -15,6 +15,7 @@
  * guest's first second of uptime before READY; it reads no time and no
  * randomness: its behaviour is a pure function of the image and the job.
  */
+#include "guest/init_system.h"
 #include "guest/job_file.h"
 #include "guest/util.h"
 #include "rewind/abi.h"
@@ -24,7 +25,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/random.h>
-#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -33,10 +33,8 @@
 #include <string.h>
 #include <sys/io.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -47,7 +45,6 @@
 #define ENV_FILE       "/rewind/env"
 #define SETUP_FILE     "/rewind/setup"
 #define PASSWD_FILE    "/etc/passwd"
-#define HOSTNAME       "rewind"		       /* /etc/hosts names it */
 #define ENV_EXTRA      (JOB_SETUP_MAX_ENV + 8) /* room for the setup's and the user's entries */
 #define JOB_FILE_MAX   (1u << 20)	       /* plenty for any argv or environment */
 #define DEFAULT_PATH   "/bin:/usr/bin"
@@ -59,42 +56,6 @@
 #define JOB_RTPRIO 99
 
 static char *default_env[] = {"PATH=" DEFAULT_PATH, "HOME=/", "TERM=dumb", NULL};
-
-struct mount_spec {
-	const char *source, *target, *type;
-	unsigned long flags;
-	const char *data;
-};
-
-static const struct mount_spec mounts[] = {
-	{"proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
-	{"sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL},
-	{"devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755"},
-	{"tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"},
-	{"devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "mode=0620,gid=5,ptmxmode=0666"},
-};
-
-/*
- * Directories of the image with the modes a job expects: the root is a
- * tmpfs, made world-writable by default, and no tmpfs is mounted over /tmp
- * or /run: that would hide the files a job adds there.
- */
-static const struct {
-	const char *path;
-	mode_t mode;
-} dir_modes[] = {
-	{"/", 0755},
-	{"/tmp", 01777},
-	{"/run", 0755},
-};
-
-/* The usual /dev links devtmpfs does not make. */
-static const char *const dev_links[][2] = {
-	{"/proc/self/fd", "/dev/fd"},
-	{"/proc/self/fd/0", "/dev/stdin"},
-	{"/proc/self/fd/1", "/dev/stdout"},
-	{"/proc/self/fd/2", "/dev/stderr"},
-};
 
 struct job {
 	char *argv_buf, *env_buf, *setup_buf;
@@ -115,59 +76,6 @@ static noreturn void fatal_errno(const char *what)
 	say_err("fatal: %s: %s", what, strerror(err));
 	say_err("fatal: cannot continue; exiting, so the kernel panics");
 	exit(1);
-}
-
-static void mount_all(void)
-{
-	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
-		const struct mount_spec *m = &mounts[i];
-
-		if (mkdir(m->target, 0755) < 0 && errno != EEXIST)
-			gu_warn_errno("cannot create %s", m->target);
-		else if (mount(m->source, m->target, m->type, m->flags, m->data) < 0)
-			gu_warn_errno("cannot mount %s on %s", m->type, m->target);
-	}
-	for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++)
-		if (symlink(dev_links[i][0], dev_links[i][1]) < 0 && errno != EEXIST)
-			gu_warn_errno("cannot create the link %s", dev_links[i][1]);
-	for (size_t i = 0; i < sizeof(dir_modes) / sizeof(dir_modes[0]); i++)
-		if ((mkdir(dir_modes[i].path, dir_modes[i].mode) < 0 && errno != EEXIST) ||
-		    chmod(dir_modes[i].path, dir_modes[i].mode) < 0)
-			gu_warn_errno("cannot make %s", dir_modes[i].path);
-}
-
-/* The loopback interface up (the kernel gives it 127.0.0.1 and ::1), and a host name. */
-static void network_up(void)
-{
-	struct ifreq ifr = {.ifr_name = "lo"};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0) {
-		gu_warn_errno("no network: socket");
-		return;
-	}
-	ifr.ifr_flags = IFF_UP | IFF_RUNNING;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		gu_warn_errno("cannot bring the loopback interface up");
-	close(fd);
-	if (sethostname(HOSTNAME, strlen(HOSTNAME)) < 0)
-		gu_warn_errno("cannot set the host name");
-}
-
-/* Makes /dev/console fds 0, 1 and 2; on failure keeps whatever the kernel opened. */
-static void open_console(void)
-{
-	int fd = open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
-
-	if (fd < 0) {
-		gu_warn_errno("cannot open /dev/console");
-		return;
-	}
-	for (int target = 0; target <= 2; target++)
-		if (dup2(fd, target) < 0)
-			fatal_errno("dup2 of /dev/console");
-	if (fd > 2 && close(fd) < 0)
-		fatal_errno("close of /dev/console");
 }
 
 /*
@@ -585,9 +493,10 @@ int main(void)
 		say_err("must run as PID 1 of the Rewind guest (it writes to the VMM's ports)");
 		return 2;
 	}
-	mount_all();
-	open_console();
-	network_up();
+	init_mount_all();
+	if (!init_open_console())
+		fatal_errno("dup2 of /dev/console");
+	init_network_up();
 	if (chdir("/") < 0)
 		fatal_errno("chdir /");
 	if (!gu_under_rewind())

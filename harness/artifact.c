@@ -1,5 +1,6 @@
 #include "harness/artifact.h"
 
+#include "harness/guest_output.h"
 #include "vmm/file.h"
 #include "vmm/guest_files.h"
 #include "vmm/log.h"
@@ -17,45 +18,6 @@ static void add_hex(cJSON *o, const char *key, uint64_t v)
 
 	snprintf(hex, sizeof(hex), "0x%016" PRIx64, v);
 	cJSON_AddStringToObject(o, key, hex);
-}
-
-/* Appends the payload of every output record after from to out (or counts it). */
-static size_t collect_output(const struct trace *t, size_t from, char *out)
-{
-	size_t total = 0;
-	struct trace_iter it;
-	struct trace_record r;
-	const uint8_t *payload;
-
-	trace_iter_init(&it, t->buf, t->len, from);
-	while (trace_iter_next(&it, &r, &payload)) {
-		if (r.type == REWIND_EV_OUTPUT || r.type == REWIND_EV_PANIC) {
-			if (out)
-				memcpy(out + total, payload, r.len);
-			total += r.len;
-		}
-	}
-	return total;
-}
-
-char *artifact_output_tail(const struct trace *t, size_t from, unsigned int lines)
-{
-	size_t len = collect_output(t, from, NULL), start;
-	char *all = malloc(len + 1);
-	unsigned int seen = 0;
-
-	if (!all)
-		return NULL;
-	collect_output(t, from, all);
-	all[len] = '\0';
-	start = len;
-	/* back over `lines` line ends, not counting a final one */
-	while (start > 0 && !(all[start - 1] == '\n' && start != len && ++seen == lines))
-		start--;
-	if (len - start > ARTIFACT_OUTPUT_TAIL_BYTES) /* a flood of one line */
-		start = len - ARTIFACT_OUTPUT_TAIL_BYTES;
-	memmove(all, all + start, len - start + 1);
-	return all;
 }
 
 size_t artifact_files_of(const struct executor *ex, struct artifact_file *out, size_t max)
@@ -124,7 +86,7 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	struct run_identity id;
 	char *hex = hex_bytes(raw, raw_len);
 	char *tail =
-		artifact_output_tail(&ex->vm.trace, ex->job_trace_from, ARTIFACT_OUTPUT_TAIL_LINES);
+		guest_output_tail(&ex->vm.trace, ex->job_trace_from, ARTIFACT_OUTPUT_TAIL_LINES);
 
 	run_identity_of(ex, &id);
 	cJSON_AddStringToObject(o, "format", ARTIFACT_FORMAT);

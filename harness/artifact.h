@@ -17,7 +17,6 @@
 #define ARTIFACT_FORMAT		   "rewind-crash"
 #define ARTIFACT_VERSION	   2 /* 2: "added_files"; version 1 is read too */
 #define ARTIFACT_OUTPUT_TAIL_LINES 20
-#define ARTIFACT_OUTPUT_TAIL_BYTES (16u << 10) /* at most this much of them */
 
 /* A file the job added to the guest, by content. */
 struct artifact_file {
@@ -64,8 +63,5 @@ size_t artifact_files_of(const struct executor *ex, struct artifact_file *out, s
 /* An integer field of o in min..max; absent, fractional, negative or out of range: -EINVAL. */
 int artifact_u64_field(const cJSON *o, const char *key, const char *what, uint64_t min,
 		       uint64_t max, uint64_t *out);
-
-/* The last lines of guest output since the job started (malloc'd, NUL-terminated). */
-char *artifact_output_tail(const struct trace *t, size_t from, unsigned int lines);
 
 #endif

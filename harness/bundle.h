@@ -14,7 +14,9 @@
 #ifndef REWIND_BUNDLE_H
 #define REWIND_BUNDLE_H
 
-#include "harness/replay.h"
+#include "harness/replay_case.h"
+
+#include <stdbool.h>
 
 #define BUNDLE_ARTIFACT "crash.json"
 

@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/shm.h>
 #include <unistd.h>
 
@@ -18,6 +20,19 @@
 bool forkserver_wanted(void)
 {
 	return getenv(SHM_ENV) && fcntl(FORKSRV_STATUS_FD, F_GETFD) >= 0;
+}
+
+int forkserver_tie_to_afl(void)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		rw_err_errno(errno, "asking to end with afl-fuzz (prctl PR_SET_PDEATHSIG)");
+		return -errno;
+	}
+	if (getppid() == 1) { /* afl-fuzz died before the prctl */
+		rw_err("afl-fuzz, which started me, is gone");
+		return -ESRCH;
+	}
+	return 0;
 }
 
 static int put_u32(uint32_t v)

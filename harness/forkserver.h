@@ -17,6 +17,13 @@
 bool forkserver_wanted(void);
 
 /*
+ * The harness never outlives afl-fuzz, however afl-fuzz ends (a SIGKILL
+ * too): the kernel sends it SIGKILL when afl-fuzz dies. 0, or -errno
+ * (reported).
+ */
+int forkserver_tie_to_afl(void);
+
+/*
  * Attaches afl's map, says hello, then serves executions until afl closes
  * the pipe. input_path: the @@ file (NULL: testcases come on stdin, or in
  * shared memory when afl offers it). Returns the process exit status.

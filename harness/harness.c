@@ -14,28 +14,6 @@
 #define PROGRESS_EVERY_NS 2000000000ull
 
 /*
- * The first failure this harness saw, as DIR/first-failure.json: afl-fuzz
- * discards failures during its calibration and trimming, and rewind-fuzz
- * reports this one whatever afl-fuzz counted. Written once per process.
- */
-static void note_first_failure(const struct harness *h, enum exec_class cls, const char *artifact)
-{
-	char text[4096 + 128], path[4096];
-	struct file_part part = {.data = text};
-	int n;
-
-	n = snprintf(text, sizeof(text),
-		     "{\"execution\": %llu, \"class\": \"%s\", \"artifact\": \"%s\"}\n",
-		     (unsigned long long)h->first_failure_exec, exec_class_name(cls), artifact);
-	if (n < 0 || (size_t)n >= sizeof(text) ||
-	    (size_t)snprintf(path, sizeof(path), "%s/first-failure.json", h->artifact_dir) >=
-		    sizeof(path))
-		return;
-	part.len = (size_t)n;
-	file_write_atomic(path, &part, 1);
-}
-
-/*
  * --progress FILE: the counts so far, every 2 s at most, for a live view
  * (afl-fuzz writes its plot_data only after its first minute) and for
  * rewind explore to tell a test that skips (every run ended in the job's
@@ -65,9 +43,15 @@ static void note_progress(struct harness *h)
 	harness_write_progress(h);
 }
 
+/*
+ * The counts, and the first failure this harness saw: afl-fuzz discards
+ * failures during its calibration and trimming, and rewind fuzz reports
+ * this one whatever afl-fuzz counted. The artifact path is a JSON string
+ * the harness made (artifact_write names it from the folder it was given).
+ */
 void harness_write_progress(const struct harness *h)
 {
-	char text[256];
+	char text[sizeof(h->first_failure_artifact) + 512];
 	double seconds;
 	int n;
 
@@ -76,11 +60,38 @@ void harness_write_progress(const struct harness *h)
 	seconds = h->first_exec_ns ? (double)(coarse_now_ns() - h->first_exec_ns) / 1e9 : 0;
 	n = snprintf(text, sizeof(text),
 		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
-		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu}\n",
+		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu",
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
 		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds,
 		     h->busy_seconds, (unsigned long long)h->ex.pct_events);
+	if (h->first_failure_exec)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      ", \"first_failure\": {\"execution\": %llu, \"class\": \"%s\", "
+			      "\"artifact\": \"%s\"}",
+			      (unsigned long long)h->first_failure_exec,
+			      exec_class_name(h->first_failure_class), h->first_failure_artifact);
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "}\n");
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return;
 	file_write_atomic(h->progress_path, &(struct file_part){text, (size_t)n}, 1);
+}
+
+/* src as the inside of a JSON string; cut short (never mid-escape) if out is too small. */
+static void copy_json_escaped(char *out, size_t len, const char *src)
+{
+	size_t o = 0;
+
+	for (; *src && o + 7 < len; src++) {
+		unsigned char c = (unsigned char)*src;
+
+		if (c == '"' || c == '\\')
+			o += (size_t)snprintf(out + o, len - o, "\\%c", c);
+		else if (c < 0x20)
+			o += (size_t)snprintf(out + o, len - o, "\\u%04x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = 0;
 }
 
 static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct harness_exec *out)
@@ -117,10 +128,15 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 				   &h->ex.vm.feedback, out->cls, out->res.job_status);
 	if (!exec_class_is_failure(out->cls))
 		return 0;
-	if (!h->failures++)
+	if (!h->failures++) {
 		h->first_failure_exec = h->execs;
-	if (!h->artifact_dir)
+		h->first_failure_class = out->cls;
+	}
+	if (!h->artifact_dir) {
+		if (h->failures == 1)
+			harness_write_progress(h); /* afl-fuzz may stop us any moment now */
 		return 0;
+	}
 	rc = artifact_write(h->artifact_dir, &h->job, &h->ex, data, len, &input, &out->res, path,
 			    sizeof(path));
 	if (rc < 0)
@@ -128,8 +144,12 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 			"rewind-harness: the artifact of this %s was not written (see above); "
 			"the input alone replays it\n",
 			exec_class_name(out->cls));
-	if (rc >= 0 && h->failures == 1)
-		note_first_failure(h, out->cls, path);
+	if (h->failures == 1) {
+		if (rc >= 0)
+			copy_json_escaped(h->first_failure_artifact,
+					  sizeof(h->first_failure_artifact), path);
+		harness_write_progress(h); /* afl-fuzz may stop us any moment now */
+	}
 	if (rc == 1) {
 		h->artifacts++;
 		if (!h->quiet)

@@ -75,6 +75,12 @@ int input_decode(const uint8_t *data, size_t len, struct exec_input *in);
  */
 size_t input_encode(const struct exec_input *in, uint8_t *buf);
 
+/* The kinds a mode allows, in kind order; returns how many. */
+unsigned int input_kinds_of_mode(uint8_t mode, uint8_t kinds[INJECT_KIND_END]);
+
+/* arg brought into the range of kind. */
+uint16_t input_valid_arg(uint8_t kind, uint16_t arg);
+
 /*
  * The JSON form:
  *   {"format": "rewind-input", "version": 1, "mode": "steps",

@@ -16,12 +16,19 @@
 
 #define JOB_MAX_ARGS 64
 
-#define JOB_DEFAULT_COMMAND	 "/bin/ledger"
-#define JOB_DEFAULT_EPOCH_S	 1767225600ull /* 2026-01-01T00:00:00Z, as `rewind run` */
-#define JOB_DEFAULT_MEM		 (128ull << 20)
-#define JOB_DEFAULT_STEP_BUDGET	 100000ull
-#define JOB_DEFAULT_STUCK_MS	 2000ull
-#define JOB_DEFAULT_WALL_MS	 10000ull
+#define JOB_DEFAULT_COMMAND	"/bin/ledger"
+#define JOB_DEFAULT_EPOCH_S	1767225600ull /* 2026-01-01T00:00:00Z, as `rewind run` */
+#define JOB_DEFAULT_MEM		(128ull << 20)
+#define JOB_DEFAULT_STEP_BUDGET 100000ull
+#define JOB_DEFAULT_STUCK_MS	2000ull
+#define JOB_DEFAULT_WALL_MS	10000ull
+/*
+ * A replay's or an explanation's verdict is the guest's: the step budget
+ * (at least 1) and the stuck watchdog end every run, whatever the host's
+ * speed. The job's wall budget, a fuzzing guard, does not cut them short;
+ * this guard only catches a host that stalls, and says so.
+ */
+#define JOB_REPLAY_WALL_GUARD_MS (30ull * 60 * 1000)
 #define JOB_DEFAULT_SLICE_BLOCKS RUN_DEFAULT_SLICE_BLOCKS /* counter mode: a preemption every N */
 #define JOB_DEFAULT_BLOCK_NS	 RUN_DEFAULT_BLOCK_NS	  /* counter mode: time of one event */
 

@@ -1,6 +1,6 @@
 #include "harness/job_start.h"
 
-#include "harness/artifact.h"
+#include "harness/guest_output.h"
 #include "vmm/exec_check.h"
 #include "vmm/log.h"
 
@@ -14,7 +14,7 @@
 
 void job_start_output(const struct trace *t, size_t from, char *out, size_t len)
 {
-	char *said = artifact_output_tail(t, from, SAID_LINES);
+	char *said = guest_output_tail(t, from, SAID_LINES);
 	size_t n = 0, end;
 
 	out[0] = '\0';

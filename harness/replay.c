@@ -140,7 +140,12 @@ static int apply_changes(struct replay_case *c, const struct replay_options *opt
 
 	if (!opt->change_count && !opt->command)
 		return 0;
-	c->job_changed = true;
+	/* the wall budget is no part of a replay (JOB_REPLAY_WALL_GUARD_MS) */
+	c->job_changed = opt->command != NULL;
+	for (size_t i = 0; i < opt->change_count; i++)
+		c->job_changed |= strcmp(opt->changes[i].option, "wall-ms") != 0;
+	if (!c->job_changed)
+		return 0;
 	fputs("rewind-harness: replaying with the artifact's job changed:", stderr);
 	for (size_t i = 0; i < opt->change_count; i++)
 		fprintf(stderr, " --%s %s", opt->changes[i].option, opt->changes[i].arg);
@@ -238,13 +243,23 @@ static const struct harness_job *job_of(const struct replay_case *c,
 	return c->is_artifact ? &c->job : opt->job;
 }
 
+bool replay_host_stalled(const struct exec_result *res)
+{
+	if (res->cls != CLASS_TIMEOUT)
+		return false;
+	rw_err("the run went on past the wall guard of %llu minutes: the host stalled (or is "
+	       "far too busy), which is no outcome of the job; no verdict, run it again",
+	       JOB_REPLAY_WALL_GUARD_MS / 60000);
+	return true;
+}
+
 /* Opens the case's job and runs its input once, printing output and outcome. */
 static int run_first(struct executor *ex, const struct replay_case *c,
 		     const struct replay_options *opt, FILE *output, struct exec_result *res)
 {
 	const struct harness_job *job = job_of(c, opt);
 	struct executor_config cfg = {.run = job->run,
-				      .wall_ms = job->wall_ms,
+				      .wall_ms = JOB_REPLAY_WALL_GUARD_MS, /* not the job's */
 				      .slice_blocks = job->slice_blocks,
 				      .block_ns = job->block_ns,
 				      .skip_status = job->skip_status,
@@ -257,6 +272,8 @@ static int run_first(struct executor *ex, const struct replay_case *c,
 		rw_err("%s", COUNTER_MISSING);
 		return REPLAY_SETUP;
 	}
+	if (replay_host_stalled(res))
+		return REPLAY_SETUP;
 	exec_result_print(res);
 	return REPLAY_SAME;
 }

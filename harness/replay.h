@@ -16,8 +16,8 @@
 #ifndef REWIND_REPLAY_H
 #define REWIND_REPLAY_H
 
-#include "harness/artifact.h"
 #include "harness/job.h"
+#include "harness/replay_case.h"
 
 #include <stdbool.h>
 
@@ -39,16 +39,6 @@ struct replay_options {
 	unsigned int repeat; /* run it this many times (0: once for an artifact, twice raw) */
 };
 
-/* What to run: the job, the input and, for an artifact, what it says happened. */
-struct replay_case {
-	struct harness_job job;
-	struct exec_input input;
-	struct artifact_expect expect;
-	bool is_artifact;
-	bool job_changed;  /* the command line changed the artifact's job */
-	char bundle[4096]; /* the bundle directory, or "" */
-};
-
 /* Returns an enum replay_status. */
 int replay_file(const char *path, const struct replay_options *opt);
 
@@ -57,6 +47,12 @@ int replay_file(const char *path, const struct replay_options *opt);
  * does, without running it. REPLAY_SAME or REPLAY_BAD_FILE (reported);
  * free with replay_case_free either way.
  */
+/*
+ * Did the run end at the wall guard (a stalled host, not the job)? Says so.
+ * Replays and explanations give no verdict then.
+ */
+bool replay_host_stalled(const struct exec_result *res);
+
 int replay_load(const char *path, const struct replay_options *opt, struct replay_case *c);
 void replay_case_free(struct replay_case *c);
 

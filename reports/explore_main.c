@@ -5,6 +5,7 @@
  */
 #include "reports/finish.h"
 #include "reports/night.h"
+#include "reports/parent_death.h"
 #include "reports/progress.h"
 #include "reports/slurm.h"
 #include "reports/worker.h"
@@ -48,8 +49,7 @@ static void on_stop(int sig)
 static void usage(FILE *to)
 {
 	fprintf(to,
-		"usage: rewind explore [--suite FILE] [--results DIR] [--seconds N | --until "
-		"HH:MM]\n"
+		"usage: rewind explore [--suite FILE] [--out DIR] [--seconds N | --until HH:MM]\n"
 		"                      [--jobs N] [--layout tests|instances] [--resume]\n"
 		"       rewind explore --list-tests [--suite FILE]\n"
 		"       rewind explore --engine slurm [--partition P] [--time-limit MIN]\n"
@@ -63,7 +63,8 @@ static void usage(FILE *to)
 		"\n"
 		"  --suite FILE        the tests (default: the bundled suite, "
 		"guest/tests/suite.json)\n"
-		"  --results DIR       the results directory (default: %s)\n"
+		"  --out DIR           the results directory (default: %s)\n"
+		"  --results DIR       --out's old name, the same\n"
 		"  --seconds N         the night's time budget (default %u)\n"
 		"  --until HH:MM       ... or until this local time\n"
 		"  --jobs N            afl-fuzz instances at once (default: every core, %ld here)\n"
@@ -140,7 +141,7 @@ static int parse_until(const char *text, unsigned int *seconds)
 
 enum {
 	OPT_SUITE = 256,
-	OPT_RESULTS,
+	OPT_OUT,
 	OPT_SECONDS,
 	OPT_UNTIL,
 	OPT_JOBS,
@@ -161,7 +162,8 @@ enum {
 
 static const struct option OPTIONS[] = {
 	{"suite", required_argument, NULL, OPT_SUITE},
-	{"results", required_argument, NULL, OPT_RESULTS},
+	{"out", required_argument, NULL, OPT_OUT},
+	{"results", required_argument, NULL, OPT_OUT}, /* --out's old name */
 	{"seconds", required_argument, NULL, OPT_SECONDS},
 	{"until", required_argument, NULL, OPT_UNTIL},
 	{"jobs", required_argument, NULL, OPT_JOBS},
@@ -190,7 +192,7 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_SUITE:
 		c->suite = arg;
 		return 0;
-	case OPT_RESULTS:
+	case OPT_OUT:
 		c->results = arg;
 		return 0;
 	case OPT_SECONDS:
@@ -368,11 +370,31 @@ static void install_stop_handlers(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/*
+ * A worker process: it gets SIGTERM when rewind explore ends, even by
+ * SIGKILL, and stops its afl-fuzz as on an interrupt (on_stop, inherited).
+ */
+static int run_worker_child(const struct night *n, unsigned int k, pid_t parent)
+{
+	int rc = parent_death_signal(parent);
+
+	if (rc == -ESRCH)
+		return 2; /* rewind explore ended before this worker started */
+	if (rc < 0) {
+		fprintf(stderr,
+			"rewind explore: worker %u: cannot tie it to rewind explore (prctl "
+			"PR_SET_PDEATHSIG): %s\n",
+			k, strerror(-rc));
+		return 2;
+	}
+	return worker_run(n, k, &stop_requested) < 0 ? 2 : 0;
+}
+
 /* Workers as child processes, progress every few seconds, stop on a signal. */
 static bool run_workers_here(const struct night *n)
 {
 	struct progress progress = {0};
-	pid_t pids[MAX_WORKERS];
+	pid_t pids[MAX_WORKERS], self = getpid();
 	unsigned int alive = 0;
 	bool interrupted = false, forwarded = false;
 	struct timespec t0;
@@ -382,7 +404,7 @@ static bool run_workers_here(const struct night *n)
 	for (unsigned int k = 0; k < n->workers; k++) {
 		pids[k] = fork();
 		if (pids[k] == 0)
-			_exit(worker_run(n, k, &stop_requested) < 0 ? 2 : 0);
+			_exit(run_worker_child(n, k, self));
 		alive += pids[k] > 0;
 		if (pids[k] < 0)
 			fprintf(stderr, "rewind explore: cannot start worker %u: %s\n", k,

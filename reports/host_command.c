@@ -1,6 +1,8 @@
 /* A host command with a timeout and bounded output (host_command.h). */
 #include "reports/host_command.h"
 
+#include "reports/parent_death.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,16 +23,27 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* In the child: its own process group (killed as one), stdin from /dev/null. */
+/*
+ * In the child: its own process group (killed as one), stdin from /dev/null,
+ * SIGTERM when the parent (pid parent) ends.
+ */
 static void exec_host(char *const argv[], const char *cwd, char *const env[], int out_fd,
-		      int err_fd)
+		      int err_fd, pid_t parent)
 {
-	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC), rc;
 
 	setpgid(0, 0);
 	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
 	    dup2(err_fd, STDERR_FILENO) < 0)
 		_exit(127);
+	rc = parent_death_signal(parent);
+	if (rc == -ESRCH)
+		_exit(127); /* nobody waits for its output */
+	if (rc < 0) {
+		dprintf(STDERR_FILENO, "cannot set a parent-death signal (prctl): %s\n",
+			strerror(-rc));
+		_exit(127);
+	}
 	if (chdir(cwd)) {
 		dprintf(STDERR_FILENO, "cannot enter %s: %s\n", cwd, strerror(errno));
 		_exit(127);
@@ -173,7 +186,7 @@ int host_command_run(char *const argv[], const char *cwd, char *const env[], uns
 {
 	int out[2], err[2], status;
 	double deadline = now_s() + timeout_s;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(o, 0, sizeof(*o));
 	if (!make_pipes(out, err)) {
@@ -182,7 +195,7 @@ int host_command_run(char *const argv[], const char *cwd, char *const env[], uns
 	}
 	pid = fork();
 	if (pid == 0)
-		exec_host(argv, cwd, env, out[1], err[1]);
+		exec_host(argv, cwd, env, out[1], err[1], parent);
 	status = pid < 0 ? -errno : 0;
 	close(out[1]);
 	close(err[1]);

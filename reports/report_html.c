@@ -364,12 +364,13 @@ static void page(FILE *f, const struct report *r)
 		"<title>Rewind night %s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
 		r->night_name, STYLE);
 	night_part(f, r);
-	fputs("<nav><a href=\"#plots\">Plots</a> | <a href=\"#tests\">Tests</a> | "
-	      "<a href=\"#buckets\">Buckets</a></nav>\n",
+	/* what broke first (a reader came for it), the numbers next, the plots last */
+	fputs("<nav><a href=\"#buckets\">Buckets</a> | <a href=\"#tests\">Tests</a> | "
+	      "<a href=\"#plots\">Plots</a></nav>\n",
 	      f);
-	plots_part(f, r);
-	tests_part(f, r);
 	buckets_part(f, r);
+	tests_part(f, r);
+	plots_part(f, r);
 	fputs("<footer><p>Written by <code>rewind report</code> from the history of the "
 	      "results directory.</p></footer>\n</body>\n</html>\n",
 	      f);

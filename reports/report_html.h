@@ -5,9 +5,9 @@
 #include "reports/report.h"
 
 /*
- * Writes report/index.html: the night, the plots, the tests, and each
- * bucket with its explanation (RESULTS/<explanation>, explain.txt beside
- * it), minimised schedule and replay command; 0 or -1 (message printed).
+ * Writes report/index.html: the night, each bucket with its explanation
+ * (RESULTS/<explanation>, explain.txt beside it), minimised schedule and
+ * replay command, then the tests, then the plots; 0 or -1 (message printed).
  */
 int report_html_write(struct report *r);
 

@@ -6,6 +6,7 @@
 #include "reports/report_plots.h"
 
 #include "reports/history.h"
+#include "reports/parent_death.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -182,17 +183,28 @@ static void script_open_buckets(FILE *f, int nights, int most)
 	      f);
 }
 
-/* The child: in plots/, output to gnuplot.log, runs gnuplot plots.gp. */
-static void exec_gnuplot(const char *plots_dir)
+/*
+ * The child: in plots/, output to gnuplot.log, runs gnuplot plots.gp; SIGTERM
+ * when its parent (pid parent) ends.
+ */
+static void exec_gnuplot(const char *plots_dir, pid_t parent)
 {
 	static const char failed[] = "rewind report: cannot run gnuplot\n";
-	int log;
+	static const char untied[] = "rewind report: cannot set gnuplot's parent-death signal\n";
+	int log, rc;
 
 	if (chdir(plots_dir) < 0)
 		_exit(126);
 	log = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (log < 0 || dup2(log, STDOUT_FILENO) < 0 || dup2(log, STDERR_FILENO) < 0)
 		_exit(126);
+	rc = parent_death_signal(parent);
+	if (rc == -ESRCH)
+		_exit(126); /* nobody waits for the plots */
+	if (rc < 0) {
+		(void)!write(STDERR_FILENO, untied, sizeof(untied) - 1);
+		_exit(126);
+	}
 	execlp("gnuplot", "gnuplot", "plots.gp", (char *)NULL);
 	if (write(STDERR_FILENO, failed, sizeof(failed) - 1) < 0)
 		_exit(127);
@@ -204,7 +216,7 @@ static int run_gnuplot(struct report *r)
 {
 	char plots_dir[4200];
 	int status;
-	pid_t pid, got;
+	pid_t pid, got, parent = getpid();
 
 	snprintf(plots_dir, sizeof(plots_dir), "%s/plots", r->report_dir);
 	fflush(NULL);
@@ -215,7 +227,7 @@ static int run_gnuplot(struct report *r)
 		return -1;
 	}
 	if (pid == 0)
-		exec_gnuplot(plots_dir);
+		exec_gnuplot(plots_dir, parent);
 	while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	if (got < 0) {

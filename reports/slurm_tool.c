@@ -1,6 +1,8 @@
 /* fork/exec of Slurm's tools with stdout and stderr captured through pipes (slurm_tool.h). */
 #include "reports/slurm_tool.h"
 
+#include "reports/parent_death.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -10,8 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Child side: stdin /dev/null, stdout and stderr into the pipes, then exec; never returns. */
-static void exec_child(char *const argv[], int out_fd, int err_fd, int errno_fd)
+/*
+ * Child side: stdin /dev/null, stdout and stderr into the pipes, SIGTERM when
+ * the parent (pid parent) ends, then exec; never returns. Only the tool is
+ * tied to rewind explore: the jobs it submits are the cluster's.
+ */
+static void exec_child(char *const argv[], int out_fd, int err_fd, int errno_fd, pid_t parent)
 {
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int e;
@@ -19,6 +25,13 @@ static void exec_child(char *const argv[], int out_fd, int err_fd, int errno_fd)
 	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
 	    dup2(err_fd, STDERR_FILENO) < 0) {
 		e = errno;
+		(void)!write(errno_fd, &e, sizeof(e));
+		_exit(127);
+	}
+	e = -parent_death_signal(parent);
+	if (e == ESRCH)
+		_exit(127); /* nobody reads what it would print */
+	if (e) {
 		(void)!write(errno_fd, &e, sizeof(e));
 		_exit(127);
 	}
@@ -131,7 +144,7 @@ static int collect(const char *tool, pid_t pid, int out_fd, int err_fd, int errn
 int run_capture(char *const argv[], struct capture *c)
 {
 	int out[2], err[2], exec_err[2], rc;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	c->out_len = c->err_len = 0;
 	c->out[0] = c->err[0] = 0;
@@ -149,7 +162,7 @@ int run_capture(char *const argv[], struct capture *c)
 	}
 	pid = fork();
 	if (pid == 0)
-		exec_child(argv, out[1], err[1], exec_err[1]);
+		exec_child(argv, out[1], err[1], exec_err[1], parent);
 	close(out[1]);
 	close(err[1]);
 	close(exec_err[1]);

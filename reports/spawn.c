@@ -1,6 +1,8 @@
 /* fork/exec with an added environment and a log file; wait statuses. */
 #include "reports/spawn.h"
 
+#include "reports/parent_death.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,38 +11,53 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* In the child: only async-signal-safe work before exec, then _exit. */
-static void exec_child(char *const argv[], const char *const env[], int log_fd, int null_fd)
+/*
+ * In the child: only async-signal-safe work before exec, then _exit. The
+ * tool gets SIGTERM when its parent ends (afl-fuzz then stops and ends its
+ * forkserver, the harness).
+ */
+static void exec_child(char *const argv[], const char *const env[], int log_fd, int null_fd,
+		       pid_t parent)
 {
-	if (dup2(null_fd, STDIN_FILENO) < 0 || dup2(log_fd, STDOUT_FILENO) < 0 ||
-	    dup2(log_fd, STDERR_FILENO) < 0)
+	int rc;
+
+	if (dup2(null_fd, STDIN_FILENO) < 0 ||
+	    (log_fd >= 0 && (dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0)))
 		_exit(127);
+	rc = parent_death_signal(parent);
+	if (rc == -ESRCH)
+		_exit(127); /* the night is gone: nobody waits for this tool */
+	if (rc < 0) {
+		dprintf(STDERR_FILENO,
+			"rewind: cannot tie %s to its parent (prctl PR_SET_PDEATHSIG): %s\n",
+			argv[0], strerror(-rc));
+		_exit(127);
+	}
 	for (size_t i = 0; env && env[i]; i++)
 		if (putenv((char *)env[i]))
 			_exit(127);
 	execvp(argv[0], argv);
-	dprintf(STDERR_FILENO, "rewind explore: cannot run %s: %s\n", argv[0], strerror(errno));
+	dprintf(STDERR_FILENO, "rewind: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
 
 pid_t spawn_start(char *const argv[], const char *const env[], const char *log)
 {
 	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int log_fd = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : null_fd;
-	pid_t pid = -1;
+	int log_fd = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+	pid_t pid = -1, parent = getpid();
 
-	if (null_fd < 0 || log_fd < 0) {
-		fprintf(stderr, "rewind explore: cannot open %s: %s\n", log ? log : "/dev/null",
+	if (null_fd < 0 || (log && log_fd < 0)) {
+		fprintf(stderr, "rewind: cannot open %s: %s\n", log ? log : "/dev/null",
 			strerror(errno));
 	} else {
 		pid = fork();
 		if (pid == 0)
-			exec_child(argv, env, log_fd, null_fd);
+			exec_child(argv, env, log_fd, null_fd, parent);
 		if (pid < 0)
-			fprintf(stderr, "rewind explore: cannot start %s: %s\n", argv[0],
-				strerror(errno));
+			fprintf(stderr, "rewind: cannot start %s: %s\n", argv[0], strerror(errno));
 	}
-	if (log_fd >= 0 && log_fd != null_fd)
+	if (log_fd >= 0)
 		close(log_fd);
 	if (null_fd >= 0)
 		close(null_fd);

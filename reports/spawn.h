@@ -1,4 +1,8 @@
-/* Starting the tools a night runs (afl-fuzz, rewind-harness) and waiting for them. */
+/*
+ * Starting the tools a night or `rewind fuzz` runs (afl-fuzz, rewind-harness)
+ * and waiting for them. A tool never outlives the process that started it:
+ * it gets SIGTERM when its parent dies (reports/parent_death.h).
+ */
 #ifndef REWIND_SPAWN_H
 #define REWIND_SPAWN_H
 
@@ -7,7 +11,7 @@
 /*
  * Starts argv[0] (looked up in PATH) with env ("NAME=VALUE" strings, NULL
  * ended, may be NULL) added to this environment, stdin from /dev/null and
- * stdout and stderr appended to log (NULL: /dev/null). Returns the pid or -1 (reported).
+ * stdout and stderr appended to log (NULL: this process's own). Returns the pid or -1 (reported).
  */
 pid_t spawn_start(char *const argv[], const char *const env[], const char *log);
 

@@ -27,17 +27,7 @@ static void usage(FILE *to)
 {
 	fprintf(to,
 		"usage: rewind run [OPTIONS] -- CMD [ARGS...]\n"
-		"       rewind keyframe FILE     print a keyframe file's metadata\n"
-		"       rewind trace [--text] [--all] FILE\n"
-		"                                print an event trace (trace.bin): JSON lines\n"
-		"                                from READY (step 0) on; --text: a table; --all:\n"
-		"                                the boot too (negative steps); exit 2 if FILE\n"
-		"                                is unreadable, corrupt or cut short\n"
-		"       rewind explore [OPTIONS]  a night of exploration over a suite, with\n"
-		"                                its buckets, history and report (rewind-explore)\n"
-		"       rewind report RESULTS    a night's report again (rewind-report)\n"
-		"       rewind --version         the version, guest ABI, CPU model and the\n"
-		"                                kernel it boots by default (with its XXH3)\n"
+		"\n"
 		"Runs CMD inside the deterministic Linux guest: the same inputs give the same "
 		"run,\n"
 		"step for step. Prints CMD's output as it happens, then one summary line on "
@@ -266,6 +256,18 @@ static int cmd_run(int argc, char **argv)
 	return run_job(&opt);
 }
 
+static void trace_usage(FILE *to)
+{
+	fputs("usage: rewind trace [--text] [--all] FILE\n"
+	      "\n"
+	      "Prints an event trace (a run directory's trace.bin, rewind-harness --trace):\n"
+	      "JSON lines from READY (step 0) on.\n"
+	      "  --text   a table instead of JSON lines\n"
+	      "  --all    the boot too (negative steps)\n"
+	      "Exit status: 0, 2 if FILE is unreadable, corrupt or cut short.\n",
+	      to);
+}
+
 static int cmd_trace(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -279,7 +281,7 @@ static int cmd_trace(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		if (c == 'h') {
-			usage(stdout);
+			trace_usage(stdout);
 			return 0;
 		}
 		if (c == 'x') {
@@ -287,7 +289,7 @@ static int cmd_trace(int argc, char **argv)
 		} else if (c == 'A') {
 			opt.all = true;
 		} else {
-			usage(stderr);
+			trace_usage(stderr);
 			return RUN_STATUS_USAGE;
 		}
 	}
@@ -321,8 +323,74 @@ static int exec_sibling(const char *name, char **argv)
 	return RUN_STATUS_SETUP;
 }
 
+static int cmd_keyframe(int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: rewind keyframe FILE\n"
+		     "\n"
+		     "Prints a keyframe file's metadata (rewind run --keyframe FILE writes one):\n"
+		     "its version, the kernel and initramfs hashes, CPU model, memory size,\n"
+		     "the step and virtual time it was taken at, its pages.\n"
+		     "Exit status: 0, 64 if FILE is unreadable or no keyframe.");
+		return 0;
+	}
+	if (argc != 2) {
+		rw_err("give one keyframe file: rewind keyframe FILE");
+		return RUN_STATUS_USAGE;
+	}
+	return keyframe_file_describe(argv[1], stdout) < 0 ? RUN_STATUS_SETUP : 0;
+}
+
+/* rewind help: every subcommand, one line each. */
+static void list_commands(FILE *to)
+{
+	fputs("usage: rewind COMMAND [OPTIONS] [ARGS]   (rewind COMMAND --help: its options)\n"
+	      "\n"
+	      "  run       run a command once in the deterministic guest (--repeat N: and\n"
+	      "            check N more runs give the same trace)\n"
+	      "  fuzz      search a job's schedules with afl-fuzz until it fails, then\n"
+	      "            replay the failure\n"
+	      "  replay    replay a failure's artifact (or a bundle) bit for bit; with a\n"
+	      "            changed job, check a fix\n"
+	      "  explain   why an artifact fails: the injections it needs, where they land\n"
+	      "            (thread, file:line), the window, the racing pair\n"
+	      "  bundle    a folder that replays an artifact on any machine\n"
+	      "  trace     print an event trace (trace.bin)\n"
+	      "  explore   a night of exploration over a suite: buckets, history, report\n"
+	      "  report    a night's report again\n"
+	      "  keyframe  print a keyframe file's metadata\n"
+	      "  help      this list\n"
+	      "\n"
+	      "  rewind --version   the version, guest ABI, CPU model and default kernel\n"
+	      "\n"
+	      "afl-fuzz's target is rewind-harness (afl-fuzz -i CORPUS -o OUT --\n"
+	      "rewind-harness @@; rewind-harness --help). Docs: README.md, docs/.\n",
+	      to);
+}
+
+/* Subcommands that other programs beside this one serve, as git does. */
+static int run_sibling_command(int argc, char **argv)
+{
+	static const char *const harness_commands[] = {"replay", "explain", "bundle"};
+
+	if (!strcmp(argv[1], "fuzz"))
+		return exec_sibling("rewind-fuzz", argv + 1);
+	if (!strcmp(argv[1], "explore"))
+		return exec_sibling("rewind-explore", argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return exec_sibling("rewind-report", argv + 1);
+	/* rewind-harness replay ARTIFACT ...: the harness knows these words */
+	for (size_t i = 0; i < sizeof(harness_commands) / sizeof(harness_commands[0]); i++)
+		if (!strcmp(argv[1], harness_commands[i]))
+			return exec_sibling("rewind-harness", argv);
+	(void)argc;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
+	int rc;
+
 	/* a file size limit: writes fail with "File too large" and are reported,
 	 * temporary files removed, instead of the signal killing us half-way */
 	signal(SIGXFSZ, SIG_IGN);
@@ -331,20 +399,21 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "trace"))
 		return cmd_trace(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "explore"))
-		return exec_sibling("rewind-explore", argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "report"))
-		return exec_sibling("rewind-report", argv + 1);
-	if (argc == 3 && !strcmp(argv[1], "keyframe"))
-		return keyframe_file_describe(argv[2], stdout) < 0 ? RUN_STATUS_SETUP : 0;
+	if (argc >= 2 && (rc = run_sibling_command(argc, argv)) >= 0)
+		return rc;
+	if (argc >= 2 && !strcmp(argv[1], "keyframe"))
+		return cmd_keyframe(argc - 1, argv + 1);
 	if (argc == 2 && !strcmp(argv[1], "--version")) {
 		version_print(stdout, "rewind", default_image("bzImage"));
 		return 0;
 	}
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		list_commands(stdout);
 		return 0;
 	}
-	usage(stderr);
+	if (argc >= 2)
+		rw_err("unknown command '%s'", argv[1]);
+	list_commands(stderr);
 	return RUN_STATUS_USAGE;
 }

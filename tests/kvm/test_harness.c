@@ -1081,7 +1081,7 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 	(void)state;
 	/* --afl-opt passes afl-fuzz options through (here its default power schedule) */
 	sh("rm -rf " DIR "/afl && REWIND_HARNESS=" HARNESS_AFL
-	   " harness/rewind-fuzz --seconds 300 --afl-opt -p --afl-opt fast --out " DIR "/afl",
+	   " build/bin/rewind fuzz --seconds 300 --afl-opt -p --afl-opt fast --out " DIR "/afl",
 	   r);
 	expect_status(r, 0, "replay identical");
 	assert_non_null(strstr(r->err, " -o " DIR "/afl -p fast -- "));
@@ -1118,7 +1118,7 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 }
 
 /*
- * harness/rewind-fuzz from corpus/CORPUS on COMMAND (a racy example) finds
+ * rewind fuzz from corpus/CORPUS on COMMAND (a racy example) finds
  * its bug within seconds (at most), the artifact replays and prints what
  * the example says when it fails (said), and stability is 100%.
  */
@@ -1130,7 +1130,7 @@ static void afl_finds(const char *corpus, const char *command, int seconds, cons
 
 	snprintf(cmd, sizeof(cmd),
 		 "rm -rf " DIR "/afl-%s && REWIND_HARNESS=" HARNESS_AFL
-		 " harness/rewind-fuzz --seconds %d --corpus corpus/%s --out " DIR
+		 " build/bin/rewind fuzz --seconds %d --corpus corpus/%s --out " DIR
 		 "/afl-%s -- -- %s",
 		 name, seconds, corpus, name, command);
 	sh(cmd, r);
@@ -1146,7 +1146,7 @@ static void afl_finds(const char *corpus, const char *command, int seconds, cons
 }
 
 /*
- * harness/rewind-fuzz with its defaults on an instrumented test: it sees the
+ * rewind fuzz with its defaults on an instrumented test: it sees the
  * runtime, searches priority schedules (corpus/pct) and reports the first
  * failure the harness saw, with its execution.
  */
@@ -1159,7 +1159,7 @@ static void rewind_fuzz_finds(const char *command, int seconds, const char *pick
 
 	snprintf(cmd, sizeof(cmd),
 		 "rm -rf " DIR "/rf-%s && REWIND_HARNESS=" HARNESS_AFL
-		 " harness/rewind-fuzz --seconds %d --out " DIR "/rf-%s -- -- %s",
+		 " build/bin/rewind fuzz --seconds %d --out " DIR "/rf-%s -- -- %s",
 		 name, seconds, name, command);
 	sh(cmd, r);
 	expect_status(r, 0, "replay identical");
@@ -1171,9 +1171,15 @@ static void rewind_fuzz_finds(const char *command, int seconds, const char *pick
 /* The plain counter++ race, built with guest/rewind-cc: priority schedules find it at once. */
 static void test_rewind_fuzz_finds_the_lost_update_with_priority_schedules(void **state)
 {
+	struct run *r;
+
 	(void)state;
 	rewind_fuzz_finds("/tests/lost_update", 300, "the job is instrumented",
 			  "lost_update: counter is ");
+	/* the artifacts folder of a fresh run holds artifacts only: all of them replay */
+	r = new_run();
+	sh("build/bin/rewind replay " DIR "/rf-lost_update/artifacts/*.json", r);
+	expect_status(r, 0, "replay identical");
 }
 
 /* C++ (std::thread, std::mutex, std::atomic), built with guest/rewind-c++: a wrong lock. */
@@ -1218,22 +1224,26 @@ static void test_rewind_fuzz_finds_the_uninstrumented_lost_update(void **state)
 /*
  * The mission's own command line: plain afl-fuzz, no custom mutator and no
  * AFL_* variable, finds the lost update (its byte mutations decoded into
- * schedules). It is stopped once the harness has noted its first failure.
+ * schedules). It is stopped once the harness has noted its first failure
+ * (in its --progress file).
  */
 static void test_plain_afl_fuzz_finds_the_lost_update(void **state)
 {
 	struct run *r = new_run();
 
 	(void)state;
-	sh("rm -rf " DIR "/plain " DIR "/plain-art && { env -u AFL_NO_UI afl-fuzz -i corpus/pct "
-	   "-o " DIR "/plain -- " HARNESS_AFL " --artifacts " DIR "/plain-art @@ -- "
-	   "/tests/lost_update >" DIR "/plain.log 2>&1 & pid=$!; for i in $(seq 300); do "
-	   "[ -f " DIR "/plain-art/first-failure.json ] && break; sleep 1; done; "
-	   "kill $pid; wait $pid; cat " DIR "/plain-art/first-failure.json; }",
+	sh("rm -rf " DIR "/plain " DIR "/plain-art " DIR "/plain-progress.json && { env -u "
+	   "AFL_NO_UI afl-fuzz -i corpus/pct -o " DIR "/plain -- " HARNESS_AFL " --artifacts " DIR
+	   "/plain-art --progress " DIR "/plain-progress.json @@ -- /tests/lost_update >" DIR
+	   "/plain.log 2>&1 & pid=$!; for i in $(seq 300); do grep -q first_failure " DIR
+	   "/plain-progress.json 2>/dev/null && break; sleep 1; done; kill $pid; wait $pid; "
+	   "cat " DIR "/plain-progress.json; ls " DIR "/plain-art; }",
 	   r);
 	print_message("plain afl-fuzz: %s", r->out);
-	assert_non_null(strstr(r->out, "{\"execution\": "));
+	assert_non_null(strstr(r->out, "\"first_failure\": {\"execution\": "));
 	assert_non_null(strstr(r->out, "\"class\": \"signal\""));
+	/* the artifacts folder holds artifacts only: each of them replays */
+	assert_null(strstr(r->out, "first-failure.json"));
 }
 
 /*
@@ -1419,13 +1429,108 @@ static void test_rewind_fuzz_keeps_earlier_results(void **state)
 	(void)state;
 	sh("rm -rf " DIR "/kept && mkdir -p " DIR "/kept/artifacts && echo found >" DIR
 	   "/kept/artifacts/signal-1.json && REWIND_HARNESS=" HARNESS_AFL
-	   " harness/rewind-fuzz --seconds 5 --out " DIR "/kept",
+	   " build/bin/rewind fuzz --seconds 5 --out " DIR "/kept",
 	   r);
 	expect_status(r, 2, "already holds an earlier run's results");
 	assert_non_null(strstr(r->err, "nothing was deleted"));
 	sh("cat " DIR "/kept/artifacts/signal-1.json", r);
 	expect_status(r, 0, NULL);
 	assert_string_equal(r->out, "found\n");
+}
+
+/*
+ * Polls (up to 2 minutes) until no afl-fuzz or harness of the output folder
+ * OUT runs (both name OUT/artifacts; the test's own shell, which says
+ * "[a]rtifacts", does not); prints
+ * LEFT and them if some stay. A shell fragment for sh().
+ */
+#define NOTHING_LEFT_OF(out)                                                                       \
+	"for i in $(seq 120); do pgrep -f \"[a]rtifacts " out "/artifacts\" >/dev/null || "        \
+	"break; sleep 1; done; pgrep -af \"[a]rtifacts " out "/artifacts\" >&2 && echo LEFT >&2"
+
+/*
+ * rewind fuzz on a job that is slow to start (a 24 MiB file in its image)
+ * while two busy loops share the machine: it waits for the boot, says so,
+ * finds the bug, replays it, and leaves no afl-fuzz or harness running.
+ */
+static void test_rewind_fuzz_slow_start_under_load(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/slow && head -c 24M /dev/urandom >" DIR "/big.bin && "
+	   "{ while :; do :; done & b1=$!; while :; do :; done & b2=$!; "
+	   "REWIND_HARNESS=" HARNESS_AFL " build/bin/rewind fuzz --seconds 600 --out " DIR
+	   "/slow -- --add " DIR "/big.bin:/data/big.bin -- /tests/lost_update; rc=$?; "
+	   "kill $b1 $b2; rm -f " DIR "/big.bin; " NOTHING_LEFT_OF(DIR "/slow") "; exit $rc; }",
+	   r);
+	expect_status(r, 0, "rewind-harness: replay identical");
+	assert_non_null(strstr(r->err, "rewind-fuzz: first failure at execution "));
+	assert_non_null(strstr(r->err, "rewind-fuzz: why it fails: rewind explain "));
+	assert_null(strstr(r->err, "LEFT"));
+	/* the progress file holds the last count: the failure's execution at least */
+	sh("cat " DIR "/slow/progress.json", r);
+	assert_non_null(strstr(r->out, "\"first_failure\": {\"execution\": "));
+}
+
+/*
+ * afl-fuzz and the harness never outlive rewind fuzz: an interrupt stops
+ * them and exits 130; a SIGKILL of rewind fuzz (as `timeout -s KILL` does)
+ * leaves nothing running either.
+ */
+static void test_rewind_fuzz_leaves_nothing_running(void **state)
+{
+	struct run *r = new_run();
+	static const char *const signals[] = {"INT", "KILL"};
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		char cmd[2048];
+
+		snprintf(cmd, sizeof(cmd),
+			 "o=" DIR "/stop-%s; rm -rf $o; REWIND_HARNESS=" HARNESS_AFL
+			 " build/bin/rewind fuzz --all --seconds 600 --out $o & pid=$!; "
+			 "for i in $(seq 600); do grep -qs '\"execs\": [1-9]' $o/progress.json && "
+			 "break; sleep 1; done; "
+			 "pgrep -f \"^afl-fuzz .*$o\" >/dev/null || echo NO-AFL >&2; "
+			 "kill -%s $pid; wait $pid; echo status $? >&2; " NOTHING_LEFT_OF("$o"),
+			 signals[i], signals[i]);
+		sh(cmd, r);
+		print_message("SIG%s: %s", signals[i], strstr(r->err, "status "));
+		assert_null(strstr(r->err, "NO-AFL"));
+		assert_null(strstr(r->err, "LEFT"));
+		if (i == 0) {
+			assert_non_null(strstr(r->err, "status 130"));
+			assert_non_null(strstr(r->err, "rewind-fuzz: stopped by signal 2"));
+		} else {
+			assert_non_null(strstr(r->err, "status 137"));
+		}
+	}
+}
+
+/*
+ * A verdict is the guest's, not the host's: a livelock (the step budget)
+ * replays and explains as a livelock with a wall budget of 1 ms, which is
+ * no change of the job (a replay has only a guard against a stalled host).
+ */
+static void test_livelock_verdict_ignores_the_wall_budget(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/ll && " HARNESS " --artifacts " DIR "/ll --step-budget 400 "
+	   "corpus/ledger/empty -- /bin/yield 100000",
+	   r);
+	expect_status(r, 1, "outcome livelock (step budget of 400 exceeded)");
+	sh(HARNESS " --replay " DIR "/ll/livelock-*.json --wall-ms 1", r);
+	expect_status(r, 0, "replay identical");
+	assert_non_null(strstr(r->err, "outcome livelock"));
+	assert_null(strstr(r->err, "changed"));
+	sh("build/bin/rewind replay " DIR "/ll/livelock-*.json --wall-ms 1", r);
+	expect_status(r, 0, "replay identical");
+	sh("build/bin/rewind explain " DIR "/ll/livelock-*.json --wall-ms 1", r);
+	expect_status(r, 0, "livelock");
+	assert_null(strstr(r->err, "nothing to explain"));
 }
 
 /*
@@ -1586,13 +1691,13 @@ static void test_rewind_fuzz_setup_errors_are_not_a_pass(void **state)
 	struct run *r = new_run();
 
 	(void)state;
-	sh("harness/rewind-fuzz --help", r);
+	sh("build/bin/rewind fuzz --help", r);
 	expect_status(r, 0, NULL);
-	assert_non_null(strstr(r->out, "AFL_CUSTOM_MUTATOR_ONLY=1, so every input\n"));
-	assert_non_null(strstr(r->out, "--afl-opt ARG: one more afl-fuzz argument"));
+	assert_non_null(strstr(r->out, "AFL_CUSTOM_MUTATOR_ONLY=1)\n"));
+	assert_non_null(strstr(r->out, "--afl-opt ARG   one more afl-fuzz argument"));
 	assert_non_null(strstr(r->out, "  2  setup error:"));
 	sh("rm -rf " DIR "/badk && REWIND_HARNESS=" HARNESS_AFL
-	   " harness/rewind-fuzz --seconds 5 --out " DIR "/badk -- --kernel /no/such/bzImage",
+	   " build/bin/rewind fuzz --seconds 5 --out " DIR "/badk -- --kernel /no/such/bzImage",
 	   r);
 	expect_status(r, 2,
 		      "rewind-fuzz: error: the job does not run (see above; log: " DIR
@@ -1601,7 +1706,7 @@ static void test_rewind_fuzz_setup_errors_are_not_a_pass(void **state)
 		strstr(r->err, "rewind-harness: error: no guest kernel at /no/such/bzImage"));
 	assert_null(strstr(r->err, "fuzzing for at most"));
 	sh("rm -rf " DIR "/badk && REWIND_HARNESS=" HARNESS_AFL
-	   " harness/rewind-fuzz --seconds 5 --corpus corpus/ledger --out " DIR
+	   " build/bin/rewind fuzz --seconds 5 --corpus corpus/ledger --out " DIR
 	   "/badk -- --kernel /no/such/bzImage",
 	   r);
 	expect_status(r, 2, "rewind-fuzz: error: the job does not run");
@@ -1736,6 +1841,8 @@ int main(void)
 		cmocka_unit_test(test_crafted_artifacts_are_refused),
 		cmocka_unit_test(test_a_flood_is_a_bounded_failure),
 		cmocka_unit_test(test_rewind_fuzz_keeps_earlier_results),
+		cmocka_unit_test(test_rewind_fuzz_slow_start_under_load),
+		cmocka_unit_test(test_rewind_fuzz_leaves_nothing_running),
 		cmocka_unit_test(test_a_job_that_cannot_start_is_a_setup_error),
 		cmocka_unit_test(test_one_shot_json_and_the_shared_vocabulary),
 		cmocka_unit_test(test_a_slow_kvm_is_refused_up_front),
@@ -1749,6 +1856,7 @@ int main(void)
 		cmocka_unit_test(test_rewind_fuzz_finds_the_unix_socket_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_uninstrumented_lost_update),
 		cmocka_unit_test(test_plain_afl_fuzz_finds_the_lost_update),
+		cmocka_unit_test(test_livelock_verdict_ignores_the_wall_budget),
 		cmocka_unit_test(test_afl_fuzz_finds_a_lost_update_by_single_stepping),
 	};
 

@@ -5,9 +5,11 @@
  * name; and 200,000 damaged copies (bytes changed, cut, spliced with JSON
  * tokens; a fixed seed, so a failure reproduces) are each accepted or
  * refused with a message, never read out of bounds (ASan) or crashed on.
- * The output tail an artifact keeps is the job's last lines of output.
+ * The output tail an artifact keeps is the job's last lines of output
+ * (harness/guest_output.c).
  */
 #include "harness/artifact.h"
+#include "harness/guest_output.h"
 #include "tests/unit/artifact_sample.h"
 
 #include <setjmp.h>
@@ -197,17 +199,17 @@ static void test_the_output_tail_is_the_jobs_last_lines(void **state)
 	add_output(&t, REWIND_EV_CONSOLE, "kernel says\n");
 	add_output(&t, REWIND_EV_OUTPUT, "three\nfour");
 	add_output(&t, REWIND_EV_PANIC, "\npanic\n");
-	tail = artifact_output_tail(&t, from, 2);
+	tail = guest_output_tail(&t, from, 2);
 	assert_string_equal(tail, "four\npanic\n");
 	free(tail);
-	tail = artifact_output_tail(&t, from, 20);
+	tail = guest_output_tail(&t, from, 20);
 	assert_string_equal(tail, "one\ntwo\nthree\nfour\npanic\n");
 	free(tail);
-	tail = artifact_output_tail(&t, 0, 20);
+	tail = guest_output_tail(&t, 0, 20);
 	assert_string_equal(tail, "boot line\none\ntwo\nthree\nfour\npanic\n");
 	free(tail);
 	t.len -= 2; /* the panic record runs past the end now */
-	tail = artifact_output_tail(&t, from, 20);
+	tail = guest_output_tail(&t, from, 20);
 	assert_string_equal(tail, "one\ntwo\nthree\nfour");
 	free(tail);
 	trace_free(&t);

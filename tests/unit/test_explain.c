@@ -1,11 +1,11 @@
 /*
  * Unit tests of the pure parts of --explain: finding the racing pair in two
- * event logs (harness/racing_pair.c), reading files out of the guest's
+ * event logs (harness/explain/racing_pair.c), reading files out of the guest's
  * archives (vmm/guest_files.c), including hostile archives, and the
  * guest path of an add spec (harness/job.c).
  */
+#include "harness/explain/racing_pair.h"
 #include "harness/job.h"
-#include "harness/racing_pair.h"
 #include "vmm/cpio.h"
 #include "vmm/guest_files.h"
 

@@ -2,14 +2,18 @@
  * Unit tests of what rewind explore reads and decides without KVM: suite
  * files (reports/suite.c), their runners (reports/suite_runner.c, with
  * small fake runners and, where cmake is installed, a real CTest build
- * folder), a night's plan (reports/plan.c) and failure signatures
- * (reports/signature.c).
+ * folder), a night's plan (reports/plan.c), failure signatures
+ * (reports/signature.c), and children that end with their parent
+ * (reports/parent_death.h, through reports/host_command.c).
  */
+#include "reports/host_command.h"
+#include "reports/parent_death.h"
 #include "reports/plan.h"
 #include "reports/signature.h"
 #include "reports/suite.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -911,6 +917,106 @@ static void test_artifact_names(void **state)
 	assert_false(signature_is_artifact_name("notes.txt"));
 }
 
+/* The child asks for SIGTERM at its parent's end, and notices a parent already gone. */
+static void test_parent_death_signal(void **state)
+{
+	pid_t parent = getpid(), child;
+	int status;
+
+	(void)state;
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		int sig = 0;
+
+		if (parent_death_signal(parent) || prctl(PR_GET_PDEATHSIG, &sig) || sig != SIGTERM)
+			_exit(1);
+		/* a parent that ended before the prctl: getppid() names another */
+		_exit(parent_death_signal(parent + 1) == -ESRCH ? 0 : 2);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Waits up to 10 s for pid (our child, or an orphan we reap); its wait status or -1. */
+static int wait_up_to_10s(pid_t pid)
+{
+	int status;
+
+	for (int i = 0; i < 1000; i++) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid)
+			return status;
+		if (got < 0)
+			return -1;
+		usleep(10 * 1000);
+	}
+	return -1;
+}
+
+/* Reads the pid a script wrote into dir/name, waiting up to 10 s for the file. */
+static pid_t read_pid_file(const char *name)
+{
+	char path[256];
+	long pid = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (int i = 0; i < 1000 && !pid; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			if (fscanf(f, "%ld", &pid) != 1)
+				pid = 0;
+			fclose(f);
+		}
+		if (!pid)
+			usleep(10 * 1000);
+	}
+	return (pid_t)pid;
+}
+
+/*
+ * A kill -9 of rewind explore while a runner's list command runs: the
+ * command (host_command.c's child) gets SIGTERM and ends; it is not left
+ * to run on its own. As the children's subreaper this test reaps the orphan
+ * and sees how it ended.
+ */
+static void test_runner_ends_with_its_parent(void **state)
+{
+	char body[512], script[256];
+	pid_t middle, tool;
+	int status;
+
+	(void)state;
+	snprintf(body, sizeof(body),
+		 "echo $$ > %s/stay.tmp && mv %s/stay.tmp %s/stay.pid\nexec sleep 60", dir, dir,
+		 dir);
+	write_script("stay", body);
+	snprintf(script, sizeof(script), "%s/stay", dir);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	middle = fork();
+	assert_true(middle >= 0);
+	if (middle == 0) {
+		char *argv[] = {script, NULL};
+		struct host_output o;
+
+		_exit(host_command_run(argv, dir, NULL, 120, 4096, &o) < 0 ? 1 : 0);
+	}
+	tool = read_pid_file("stay.pid");
+	assert_true(tool > 0);
+	assert_int_equal(kill(middle, SIGKILL), 0);
+	status = wait_up_to_10s(middle);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	status = wait_up_to_10s(tool);
+	if (status < 0 && !kill(tool, SIGKILL)) /* still running: the check failed */
+		waitpid(tool, NULL, 0);		/* leave nothing behind */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+	assert_true(status >= 0 && WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -935,6 +1041,8 @@ int main(void)
 		cmocka_unit_test(test_plan_round_trip),
 		cmocka_unit_test(test_signature_blurs_numbers),
 		cmocka_unit_test(test_artifact_names),
+		cmocka_unit_test(test_parent_death_signal),
+		cmocka_unit_test(test_runner_ends_with_its_parent),
 	};
 
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -1,4 +1,4 @@
-#include "harness/racing_pair.h"
+#include "harness/explain/racing_pair.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,21 +1,22 @@
 /*
- * What --explain found (struct explanation, filled by harness/explain.c),
+ * What --explain found (struct explanation, filled by harness/explain/explain.c),
  * and its report: text for the terminal, JSON beside the file, the
  * minimised schedule as an artifact of its own, and the timeline of the
- * job's threads around the failure.
+ * job's threads around the failure (built by harness/explain/timeline.c).
  */
 #ifndef REWIND_EXPLAIN_REPORT_H
 #define REWIND_EXPLAIN_REPORT_H
 
-#include "harness/landing.h"
-#include "harness/minimise.h"
+#include "harness/explain/landing.h"
+#include "harness/explain/minimise.h"
+#include "harness/explain/symbols.h"
 #include "harness/replay.h"
-#include "harness/symbols.h"
 
 #define EXPLAIN_WINDOWS	    4
 #define EXPLAIN_WINDOW_SCAN 48u /* positions tried on each side of an injection */
 #define TIMELINE_ROWS	    48
 #define TIMELINE_COLUMNS    4
+#define ROW_CUT		    UINT32_MAX /* a row that stands for rows left out */
 
 enum position_unit { UNIT_STEP, UNIT_EVENT };
 
@@ -92,9 +93,6 @@ struct explanation {
 	unsigned int row_count;
 	bool rows_cut; /* rows were left out between the ones kept */
 };
-
-/* The timeline of the run ex just made (the minimal schedule's). */
-void timeline_of(const struct executor *ex, struct explanation *x);
 
 /*
  * Prints the explanation, writes it as JSON (json_path, or PATH.explain.json)

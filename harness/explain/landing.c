@@ -1,4 +1,4 @@
-#include "harness/landing.h"
+#include "harness/explain/landing.h"
 
 #include "rewind/abi.h"
 #include "vmm/trace.h"

@@ -1,4 +1,4 @@
-#include "harness/symbols.h"
+#include "harness/explain/symbols.h"
 
 #include "vmm/file.h"
 #include "vmm/log.h"

@@ -2,11 +2,11 @@
  * `rewind-harness --explain FILE`: why a failure happens, for a developer
  * who was not there. From a crash artifact, bundle or raw input it finds:
  *   - the minimal schedule: injections dropped and arguments shrunk while
- *     the failure keeps its signature (harness/minimise.h), saved as an
+ *     the failure keeps its signature (harness/explain/minimise.h), saved as an
  *     artifact of its own;
  *   - where each remaining injection landed: the thread, the function and
  *     file:line it was in, the calls that led there, and what the job's
- *     other threads were doing (harness/landing.h);
+ *     other threads were doing (harness/explain/landing.h);
  *   - the deciding window of each: the earliest and latest position (step
  *     or event) at which it still causes the failure, and the neighbouring
  *     positions where the job passes;

@@ -12,7 +12,7 @@
 #ifndef REWIND_RACING_PAIR_H
 #define REWIND_RACING_PAIR_H
 
-#include "harness/explain_report.h"
+#include "harness/explain/explain_report.h"
 #include "vmm/vm.h"
 
 /* Fills pair (pair->found) from the two logs. 0, or -ENOMEM. */

@@ -1,6 +1,6 @@
-#include "harness/minimise.h"
+#include "harness/explain/minimise.h"
 
-#include "harness/artifact.h"
+#include "harness/guest_output.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 void signature_of(const struct executor *ex, const struct exec_result *res,
 		  struct failure_signature *sig)
 {
-	char *tail = artifact_output_tail(&ex->vm.trace, ex->job_trace_from, SIGNATURE_TAIL_LINES);
+	char *tail = guest_output_tail(&ex->vm.trace, ex->job_trace_from, SIGNATURE_TAIL_LINES);
 	size_t n = 0;
 
 	*sig = (struct failure_signature){

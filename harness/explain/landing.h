@@ -3,14 +3,14 @@
  * for step injections, from the user context the VMM captured when it
  * applied them, vmm/user_context.h): the thread it hit (tid, its process,
  * its ordinal in that process, the process's program), the code it was in
- * (function, file:line through harness/symbols.h, with the calls that led
+ * (function, file:line through harness/explain/symbols.h, with the calls that led
  * there) and what the job's other threads were doing.
  */
 #ifndef REWIND_LANDING_H
 #define REWIND_LANDING_H
 
 #include "harness/executor.h"
-#include "harness/symbols.h"
+#include "harness/explain/symbols.h"
 #include "vmm/user_context.h"
 
 #define LANDING_CALLERS	   6

@@ -1,0 +1,36 @@
+/* What rewind-harness's front-ends share (harness/cli.h). */
+#include "harness/cli.h"
+
+#include "harness/reach.h"
+
+/* Says on stderr when the bytes at path are not in the documented format (they are decoded). */
+void cli_say_if_decoded(const char *path, const uint8_t *data, size_t len, const char *doing)
+{
+	struct exec_input input;
+	char why[160];
+
+	if (input_parse(data, len, &input, why, sizeof(why)) < 0)
+		fprintf(stderr,
+			"rewind-harness: %s is not in the documented input format (%s); %s\n", path,
+			why, doing);
+}
+
+int cli_open_harness(struct harness *h, struct cli *c, FILE *output)
+{
+	struct executor_config cfg = {.run = c->job.run,
+				      .wall_ms = c->job.wall_ms,
+				      .slice_blocks = c->job.slice_blocks,
+				      .block_ns = c->job.block_ns,
+				      .skip_status = c->job.skip_status,
+				      .output = output,
+				      .event_log = c->event_log.at ? &c->event_log : NULL};
+
+	int rc;
+
+	h->job = c->job;
+	h->map_size = c->map_size;
+	h->artifact_dir = c->artifact_dir;
+	h->progress_path = c->progress_path;
+	rc = executor_open(&h->ex, &cfg);
+	return rc ? rc : reach_check(&h->ex);
+}

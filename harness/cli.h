@@ -1,0 +1,81 @@
+/*
+ * rewind-harness's command line as harness/main.c parses it, and what its
+ * front-ends (harness/cmd_*.c) share: the exit statuses, the harness a
+ * command line sets up, the note about a decoded input.
+ */
+#ifndef REWIND_CLI_H
+#define REWIND_CLI_H
+
+#include "harness/harness.h"
+#include "harness/replay.h"
+#include "vmm/counter.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * rewind-harness's exit statuses (the usage's "Exit status"): a replay's,
+ * which every mode shares. What "not ok" means depends on the mode: a run
+ * failed, a replay differs, a random search found nothing.
+ */
+enum cli_status {
+	STATUS_OK = REPLAY_SAME,
+	STATUS_NOT_OK = REPLAY_DIFFERS,
+	STATUS_BAD_FILE = REPLAY_BAD_FILE, /* unreadable, invalid or untrusted file; usage */
+	STATUS_SETUP = REPLAY_SETUP,	   /* the job or the input's mode cannot be set up */
+};
+
+#define INPUT_FILE_MAX	(16u << 20) /* inputs and JSON files are a few KiB */
+#define CLI_MAX_FILES	64
+#define CLI_MAX_CHANGES (RUN_MAX_ADDS + 16)
+
+enum mode {
+	MODE_RUN,
+	MODE_REPLAY,
+	MODE_TO_JSON,
+	MODE_FROM_JSON,
+	MODE_RANDOM,
+	MODE_EXPLAIN,
+	MODE_BUNDLE
+};
+
+struct cli {
+	enum mode mode;
+	const char *word; /* "replay", "explain", "bundle": `rewind WORD` (NULL: options only) */
+	const char *file; /* the input, artifact or JSON file */
+	const char *output;
+	const char *trace_path; /* one-shot run: write the event trace here */
+	/* one-shot run: write its schedule events here (--event-log), kept in event_log */
+	const char *event_log_path;
+	struct vm_event_log event_log;
+	const char *artifact_dir;
+	const char *progress_path; /* --progress FILE */
+	size_t map_size;
+	uint64_t random_execs, random_seed; /* --random: the baseline search */
+	uint64_t random_seconds;	    /* --seconds: its time budget (0: none) */
+	bool random_keep_going;		    /* --keep-going: on past failures, all N run */
+	uint8_t random_mode;
+	uint64_t repeat; /* --replay: run it this many times */
+	bool trust;	 /* --trust: a replay may read the host paths an artifact names */
+	bool json;	 /* --json: a one-shot run's outcome as JSON on stdout */
+	bool version;	 /* --version */
+	bool expect_fixed;
+	struct harness_job job;
+	/* the job options as given, in order: a replay applies them over an artifact's job */
+	struct job_change changes[CLI_MAX_CHANGES];
+	size_t change_count;
+	const char *files[CLI_MAX_FILES]; /* arguments that are not options: INPUT, more replays */
+	size_t file_count;
+	char **command; /* after --, or NULL */
+	size_t command_len;
+};
+
+/* Opens h's executor for c's job, the guest's output to output (NULL: none). 0 or -errno. */
+int cli_open_harness(struct harness *h, struct cli *c, FILE *output);
+
+/* Says on stderr when the bytes at path are not in the documented format (they are decoded). */
+void cli_say_if_decoded(const char *path, const uint8_t *data, size_t len, const char *doing);
+
+#endif

@@ -1,0 +1,100 @@
+/* --random: random search, no feedback (harness/cmd_random.h). */
+#include "harness/cmd_random.h"
+
+#include "harness/coverage.h"
+#include "mutators/schedule.h"
+#include "vmm/host_time.h"
+
+#include <time.h>
+
+/* What the random search's executions came to: outcomes, and events a run. */
+struct random_tally {
+	uint64_t runs, by_class[CLASS_COUNT], events, events_max;
+};
+
+static void random_tally_add(struct random_tally *t, const struct harness_exec *e)
+{
+	t->runs++;
+	if (e->cls < CLASS_COUNT)
+		t->by_class[e->cls]++;
+	if (e->cls != CLASS_REJECTED) {
+		t->events += e->res.blocks;
+		if (e->res.blocks > t->events_max)
+			t->events_max = e->res.blocks;
+	}
+}
+
+/* "random: outcomes pass 28, timeout 2; events a run: mean 1234, max 5678" */
+static void random_tally_print(const struct random_tally *t)
+{
+	const char *sep = " ";
+
+	if (!t->runs)
+		return;
+	printf("random: outcomes");
+	for (int c = 0; c < CLASS_COUNT; c++)
+		if (t->by_class[c]) {
+			printf("%s%s %llu", sep, exec_class_name((enum exec_class)c),
+			       (unsigned long long)t->by_class[c]);
+			sep = ", ";
+		}
+	printf("; events a run: mean %llu, max %llu\n", (unsigned long long)(t->events / t->runs),
+	       (unsigned long long)t->events_max);
+}
+
+/*
+ * Random search, the baseline coverage guidance is measured against: fresh
+ * inputs from the search's base distribution (schedule_random: PCT samples
+ * with --pct, 1-4 random injections otherwise), no feedback. Prints the
+ * executions to the first failure, or how many ran without one.
+ */
+int cmd_random(struct cli *c)
+{
+	static struct harness h;
+	static uint8_t map[COVERAGE_MAX_SIZE];
+	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
+	struct timespec t0;
+	struct random_tally tally = {.runs = 0};
+	uint64_t ran = 0, failed = 0;
+	bool setup_failed = false;
+
+	if (!m || cli_open_harness(&h, c, NULL) < 0) {
+		executor_close(&h.ex);
+		afl_custom_deinit(m);
+		return STATUS_SETUP;
+	}
+	h.map = map;
+	h.quiet = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (ran < c->random_execs && (!failed || c->random_keep_going) &&
+	       (!c->random_seconds || host_time_seconds_since(&t0) < (double)c->random_seconds)) {
+		struct harness_exec e;
+		uint8_t *out;
+		size_t len = schedule_random(m, c->random_mode, &out);
+
+		ran++;
+		if (harness_exec(&h, out, len, &e) < 0) {
+			setup_failed = true;
+			break;
+		}
+		random_tally_add(&tally, &e);
+		if (exec_class_is_failure(e.cls) && !failed++)
+			printf("random: first failure (%s) after %llu executions, %.3f s\n",
+			       exec_class_name(e.cls), (unsigned long long)ran,
+			       host_time_seconds_since(&t0));
+	}
+	if (!setup_failed && !failed)
+		printf("random: no failure in %llu executions, %.3f s\n", (unsigned long long)ran,
+		       host_time_seconds_since(&t0));
+	if (!setup_failed && c->random_keep_going) {
+		double secs = host_time_seconds_since(&t0);
+
+		printf("random: %llu executions in %.3f s (%.1f exec/s), %llu failures\n",
+		       (unsigned long long)ran, secs, secs > 0 ? (double)ran / secs : 0.0,
+		       (unsigned long long)failed);
+	}
+	random_tally_print(&tally);
+	executor_close(&h.ex);
+	afl_custom_deinit(m);
+	return setup_failed ? STATUS_SETUP : failed ? STATUS_OK : STATUS_NOT_OK;
+}

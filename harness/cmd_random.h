@@ -1,0 +1,13 @@
+/*
+ * rewind-harness --random N: the baseline search coverage guidance is
+ * measured against (random inputs, no feedback).
+ */
+#ifndef REWIND_CMD_RANDOM_H
+#define REWIND_CMD_RANDOM_H
+
+#include "harness/cli.h"
+
+/* STATUS_OK: a failure found; STATUS_NOT_OK: none; STATUS_SETUP. */
+int cmd_random(struct cli *c);
+
+#endif

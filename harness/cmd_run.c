@@ -1,0 +1,91 @@
+/* A one-shot run, or the forkserver under afl-fuzz (harness/cmd_run.h). */
+#include "harness/cmd_run.h"
+
+#include "harness/coverage.h"
+#include "harness/event_log.h"
+#include "harness/forkserver.h"
+#include "harness/usage.h"
+#include "vmm/file.h"
+#include "vmm/log.h"
+
+#include <stdlib.h>
+
+/* --json: the outcome as one JSON object on stdout. */
+static int print_json_outcome(const struct exec_result *res)
+{
+	cJSON *o = exec_result_to_json(res);
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	if (!text) {
+		rw_err("out of memory for the JSON outcome");
+		return -ENOMEM;
+	}
+	printf("%s\n", text);
+	free(text);
+	return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
+/* One input, not under afl-fuzz: its output, its outcome, an artifact if it fails. */
+static int run_once(struct harness *h, const char *path, const char *trace_path, bool json)
+{
+	static uint8_t map[COVERAGE_MAX_SIZE];
+	struct harness_exec e;
+	uint8_t *data;
+	size_t len;
+	int rc;
+
+	if (file_read_max(path, INPUT_FILE_MAX, "input", &data, &len) < 0)
+		return STATUS_BAD_FILE;
+	h->map = map;
+	cli_say_if_decoded(path, data, len, "running it decoded");
+	rc = harness_exec(h, data, len, &e);
+	free(data);
+	fflush(stdout);
+	if (rc < 0)
+		return STATUS_SETUP;
+	if (e.res.counter_missing) {
+		rw_err("%s", COUNTER_MISSING);
+		return STATUS_SETUP;
+	}
+	if (e.cls == CLASS_REJECTED) {
+		rw_err("%s is not a valid input: %s", path, e.why);
+		return STATUS_BAD_FILE;
+	}
+	if (!json)
+		exec_result_print(&e.res);
+	else if (print_json_outcome(&e.res) < 0)
+		return STATUS_SETUP;
+	if (trace_path && trace_write(&h->ex.vm.trace, trace_path) < 0)
+		return STATUS_SETUP;
+	return exec_class_is_failure(e.cls) ? STATUS_NOT_OK : STATUS_OK;
+}
+
+int cmd_run(struct cli *c)
+{
+	static struct harness h;
+	bool afl = forkserver_wanted();
+	int rc;
+
+	if (afl && forkserver_tie_to_afl() < 0)
+		return STATUS_SETUP;
+	if (!afl && !c->file) {
+		cli_usage(stderr);
+		return STATUS_BAD_FILE;
+	}
+	if (!afl && c->event_log_path && event_log_alloc(&c->event_log) < 0)
+		return STATUS_SETUP;
+	/* afl-fuzz reads the map; the guest's output would only slow it down */
+	if (cli_open_harness(&h, c, afl ? NULL : c->json ? stderr : stdout) < 0) {
+		executor_close(&h.ex);
+		free(c->event_log.at);
+		return STATUS_SETUP;
+	}
+	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file, c->trace_path, c->json);
+	if (c->event_log.at && (rc == STATUS_OK || rc == STATUS_NOT_OK) &&
+	    event_log_write(&c->event_log, c->event_log_path) < 0)
+		rc = STATUS_SETUP;
+	executor_close(&h.ex);
+	free(c->event_log.at);
+	return rc;
+}

@@ -1,0 +1,230 @@
+/* `rewind fuzz` before afl-fuzz: the tools, the output folder, the probe run. */
+#include "harness/fuzz/fuzz.h"
+
+#include "reports/spawn.h"
+#include "vmm/file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOT_INSTRUMENTED "never started Rewind's runtime" /* the harness's words */
+
+/* The folder this program lies in (build/bin): the built tools are found from it. */
+static int own_folder(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+	char *slash;
+
+	if (n < 0)
+		return fuzz_die("cannot find my own program (/proc/self/exe): %s", strerror(errno));
+	out[n] = 0;
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = 0;
+	return 0;
+}
+
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX + 64];
+
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s/%s", (int)(n < PATH_MAX ? n : PATH_MAX), p, name);
+		if (!access(dir, X_OK))
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+static int find_tools(const struct fuzz_options *o, struct fuzz_paths *p)
+{
+	char bin[PATH_MAX], up[PATH_MAX + 8];
+	const char *harness = getenv("REWIND_HARNESS"), *mutator = getenv("REWIND_MUTATOR");
+
+	if (own_folder(bin, sizeof(bin)))
+		return FUZZ_SETUP;
+	snprintf(up, sizeof(up), "%s/../..", bin);
+	if (!realpath(up, p->root))
+		return fuzz_die("cannot find the tree I was built in (%s): %s", up,
+				strerror(errno));
+	snprintf(p->harness, sizeof(p->harness), "%s", harness ? harness : bin);
+	if (!harness)
+		snprintf(p->harness, sizeof(p->harness), "%.*s/rewind-harness", PATH_MAX - 20, bin);
+	if (mutator)
+		snprintf(p->mutator, sizeof(p->mutator), "%s", mutator);
+	else
+		snprintf(p->mutator, sizeof(p->mutator), "%.*s/../lib/rewind-mutator.so",
+			 PATH_MAX - 30, bin);
+	if (!on_path("afl-fuzz"))
+		return fuzz_die("afl-fuzz not found: install afl++ (make deps)");
+	if (access(p->harness, X_OK))
+		return fuzz_die("%s not found: build it with make", p->harness);
+	if (o->mutator && access(p->mutator, R_OK))
+		return fuzz_die("%s not found: build it with make (or --no-mutator)", p->mutator);
+	return 0;
+}
+
+/* Is dir missing or empty? */
+static bool holds_nothing(const char *dir)
+{
+	DIR *d = opendir(dir);
+	const struct dirent *e;
+	bool empty = true;
+
+	if (!d)
+		return errno == ENOENT;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/* mkdir -p */
+static int make_folder(const char *path)
+{
+	char part[PATH_MAX];
+
+	snprintf(part, sizeof(part), "%s", path);
+	for (char *s = part + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(part, 0755) && errno != EEXIST)
+			return fuzz_die("cannot make %s: %s", part, strerror(errno));
+		*s = '/';
+	}
+	if (mkdir(part, 0755) && errno != EEXIST)
+		return fuzz_die("cannot make %s: %s", part, strerror(errno));
+	return 0;
+}
+
+/* Results are never deleted: OUT must be new or empty. */
+static int make_out(const struct fuzz_options *o, struct fuzz_paths *p)
+{
+	if (o->out && strlen(o->out) > PATH_MAX - 64)
+		return fuzz_die("--out %.40s...: the path is too long", o->out);
+	if (o->out) {
+		snprintf(p->out, sizeof(p->out), "%s", o->out);
+	} else {
+		char stamp[32];
+		time_t now = time(NULL);
+
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+		snprintf(p->out, sizeof(p->out), "rewind-fuzz-out/run-%s", stamp);
+	}
+	if (!holds_nothing(p->out))
+		return fuzz_die("%s already holds an earlier run's results (its crash artifacts "
+				"too); nothing was deleted: pick another --out, or move it away "
+				"yourself",
+				p->out);
+	snprintf(p->progress, sizeof(p->progress), "%s/progress.json", p->out);
+	snprintf(p->artifacts, sizeof(p->artifacts), "%s/artifacts", p->out);
+	snprintf(p->afl_log, sizeof(p->afl_log), "%s/afl.log", p->out);
+	snprintf(p->probe_log, sizeof(p->probe_log), "%s/probe.log", p->out);
+	return make_folder(p->out);
+}
+
+int fuzz_setup(const struct fuzz_options *o, struct fuzz_paths *p)
+{
+	struct stat st;
+	int rc = find_tools(o, p);
+
+	if (rc)
+		return rc;
+	if (o->corpus && (stat(o->corpus, &st) || !S_ISDIR(st.st_mode)))
+		return fuzz_die("corpus %s not found", o->corpus);
+	if (access("/dev/kvm", F_OK))
+		return fuzz_die("no /dev/kvm here: run me through tests/box/run");
+	if (o->corpus)
+		snprintf(p->corpus, sizeof(p->corpus), "%s", o->corpus);
+	return make_out(o, p);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+/* Does the log say the job never started Rewind's runtime (an uninstrumented job)? */
+static bool says_not_instrumented(const char *log)
+{
+	uint8_t *data;
+	size_t len;
+	bool found;
+
+	if (file_read_max(log, 64u << 20, "probe log", &data, &len))
+		return false;
+	found = memmem(data, len, NOT_INSTRUMENTED, strlen(NOT_INSTRUMENTED)) != NULL;
+	free(data);
+	return found;
+}
+
+/* Without --corpus: corpus/NAME, said with why. */
+static void default_corpus(struct fuzz_paths *p, const char *name, const char *why)
+{
+	fprintf(stderr, "rewind-fuzz: the job is %s (corpus/%s)\n", why, name);
+	snprintf(p->corpus, sizeof(p->corpus), "%.*s/corpus/%s", PATH_MAX - 32, p->root, name);
+}
+
+/* Picks the corpus from the probe's exit status (0 or 1: the job ran in pct mode). */
+static int pick_corpus(const struct fuzz_options *o, struct fuzz_paths *p, int status)
+{
+	bool ran = status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) <= 1;
+
+	if (fuzz_stop_signal)
+		return 0;
+	if (ran) {
+		if (!o->corpus)
+			default_corpus(p, "pct", "instrumented: priority schedules");
+		return 0;
+	}
+	if (says_not_instrumented(p->probe_log)) {
+		if (!o->corpus)
+			default_corpus(p, "ledger", "not instrumented: injections at exits");
+		return 0;
+	}
+	fuzz_tail(p->probe_log, 20);
+	return fuzz_die("the job does not run (see above; log: %s)", p->probe_log);
+}
+
+int fuzz_probe(const struct fuzz_options *o, struct fuzz_paths *p)
+{
+	char probe_dir[PATH_MAX + 16], empty[PATH_MAX + 32];
+	char *argv[o->harness_opt_count + o->command_len + 8];
+	size_t a = 0;
+	pid_t pid;
+	int status;
+
+	snprintf(probe_dir, sizeof(probe_dir), "%s/probe", p->out);
+	snprintf(empty, sizeof(empty), "%.*s/corpus/pct/empty", PATH_MAX - 16, p->root);
+	argv[a++] = p->harness;
+	argv[a++] = "--artifacts";
+	argv[a++] = probe_dir;
+	for (size_t i = 0; i < o->harness_opt_count; i++)
+		argv[a++] = o->harness_opts[i];
+	argv[a++] = empty;
+	if (o->command)
+		argv[a++] = "--";
+	for (size_t i = 0; o->command && i < o->command_len; i++)
+		argv[a++] = o->command[i];
+	argv[a] = NULL;
+	pid = spawn_start(argv, NULL, p->probe_log);
+	if (pid < 0)
+		return FUZZ_SETUP;
+	status = fuzz_wait_child(pid, "the probe run (one run of the job, to see it runs)");
+	nftw(probe_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return pick_corpus(o, p, status);
+}

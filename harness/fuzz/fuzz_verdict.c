@@ -1,0 +1,146 @@
+/* `rewind fuzz` after afl-fuzz: its numbers, the first failure, its replay. */
+#include "harness/fuzz/fuzz.h"
+
+#include "reports/spawn.h"
+#include "vmm/file.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PROGRESS_FILE_MAX (16u << 10)
+#define STATS_FILE_MAX	  (64u << 10)
+
+static unsigned long long count_field(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (unsigned long long)v->valuedouble : 0;
+}
+
+static void read_first_failure(const cJSON *o, struct fuzz_progress *pr)
+{
+	const cJSON *first = cJSON_GetObjectItemCaseSensitive(o, "first_failure");
+	const cJSON *artifact = cJSON_GetObjectItemCaseSensitive(first, "artifact");
+
+	pr->first_execution = count_field(first, "execution");
+	if (cJSON_IsString(artifact) && strlen(artifact->valuestring) < sizeof(pr->first_artifact))
+		snprintf(pr->first_artifact, sizeof(pr->first_artifact), "%s",
+			 artifact->valuestring);
+}
+
+int fuzz_read_progress(const char *path, struct fuzz_progress *pr)
+{
+	uint8_t *data;
+	size_t len;
+	cJSON *o;
+
+	memset(pr, 0, sizeof(*pr));
+	if (access(path, F_OK) ||
+	    file_read_max(path, PROGRESS_FILE_MAX, "progress file", &data, &len))
+		return -1;
+	o = cJSON_ParseWithLength((const char *)data, len);
+	free(data);
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return -1;
+	}
+	pr->execs = count_field(o, "execs");
+	pr->failures = count_field(o, "failures");
+	pr->answered = count_field(o, "answered");
+	read_first_failure(o, pr);
+	cJSON_Delete(o);
+	return 0;
+}
+
+/* afl's final numbers, from the fuzzer_stats it writes as it stops. */
+static void print_afl_stats(const char *stats_path)
+{
+	static const char *const keys[] = {"execs_done",   "execs_per_sec", "stability",
+					   "corpus_count", "saved_crashes", "run_time"};
+	uint8_t *data;
+	size_t len;
+
+	if (file_read_max(stats_path, STATS_FILE_MAX, "afl-fuzz's statistics", &data, &len))
+		return;
+	for (char *line = strtok((char *)data, "\n"); line; line = strtok(NULL, "\n")) {
+		char *colon = strchr(line, ':');
+		size_t n;
+
+		if (!colon)
+			continue;
+		n = strcspn(line, " :");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (strlen(keys[k]) == n && !strncmp(line, keys[k], n))
+				fprintf(stderr, "rewind-fuzz: %-14s %s\n", keys[k],
+					colon + 1 + strspn(colon + 1, " "));
+	}
+	free(data);
+}
+
+int fuzz_afl_ended(const struct fuzz_paths *p, int status)
+{
+	char stats[PATH_MAX + 32];
+	struct fuzz_progress pr;
+	bool ok = status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+	snprintf(stats, sizeof(stats), "%s/default/fuzzer_stats", p->out);
+	if (ok && !access(stats, R_OK)) {
+		print_afl_stats(stats);
+		return 0;
+	}
+	if (fuzz_stop_signal)
+		return 0;
+	fuzz_tail(p->afl_log, 30);
+	/* afl-fuzz stops on a seed that fails every time: the bug was found at once */
+	if (fuzz_read_progress(p->progress, &pr) || !pr.first_execution)
+		return fuzz_die("afl-fuzz failed (%s %d; log: %s)",
+				status >= 0 && WIFSIGNALED(status) ? "signal" : "status",
+				status < 0	      ? -1
+				: WIFSIGNALED(status) ? WTERMSIG(status)
+						      : WEXITSTATUS(status),
+				p->afl_log);
+	fprintf(stderr,
+		"rewind-fuzz: afl-fuzz stopped (status %d) after the harness saw a failure\n",
+		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return 0;
+}
+
+/* rewind-harness --replay ARTIFACT --trust: this run wrote it, its host paths may be read. */
+static int replay(const struct fuzz_paths *p, const char *artifact)
+{
+	char *argv[] = {(char *)p->harness, "--replay", (char *)artifact, "--trust", NULL};
+	pid_t pid = spawn_start(argv, NULL, NULL);
+	int status = pid < 0 ? -1 : fuzz_wait_child(pid, "the replay");
+
+	if (fuzz_stop_signal)
+		return 0;
+	/* a replay that differs is 3, one that cannot run at all a setup error */
+	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
+		return fuzz_die("the replay could not run (status %d)",
+				status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (WEXITSTATUS(status) == 1)
+		return FUZZ_REPLAY_DIFFERS;
+	fprintf(stderr, "rewind-fuzz: why it fails: rewind explain %s --trust\n", artifact);
+	return FUZZ_FOUND;
+}
+
+int fuzz_verdict(const struct fuzz_options *o, const struct fuzz_paths *p)
+{
+	struct fuzz_progress pr;
+
+	if (fuzz_read_progress(p->progress, &pr) || !pr.first_execution) {
+		fprintf(stderr, "rewind-fuzz: no failure found in %us\n", o->seconds);
+		return FUZZ_NOTHING;
+	}
+	if (!pr.first_artifact[0])
+		return fuzz_die("a failure at execution %llu, but its artifact was not written "
+				"(see %s)",
+				pr.first_execution, p->afl_log);
+	fprintf(stderr, "rewind-fuzz: first failure at execution %llu: %s; replaying it:\n",
+		pr.first_execution, pr.first_artifact);
+	return replay(p, pr.first_artifact);
+}
