@@ -301,7 +301,7 @@ const struct job_field job_fields[] = {
 	U64_FIELD("epoch_s", NULL, 0, 1ull << 40, run.epoch_s),
 	U64_FIELD("step_budget", "step-budget", 1, 1ull << 40, run.step_budget),
 	U64_FIELD("stuck_ms", "stuck-ms", 10, 3600000, run.stuck_ms),
-	U64_FIELD("wall_ms", "wall-ms", 10, 86400000, wall_ms),
+	U64_FIELD("wall_ms", "wall-ms", 1, 86400000, wall_ms),
 	U64_FIELD("slice_blocks", "slice-blocks", 0, 1u << 30, slice_blocks),
 	U64_FIELD("block_ns", "block-ns", 0, 1000, block_ns),
 	U64_FIELD("skip_status", "skip-status", 0, 255, skip_status),

@@ -136,7 +136,7 @@ static int write_result(const char *path, const struct suite_test *t, unsigned i
 	return rc ? -1 : 0;
 }
 
-/* afl-fuzz settings, as harness/rewind-fuzz explains them. */
+/* afl-fuzz settings, as harness/fuzz/fuzz_afl.c explains them. */
 static const char *const AFL_ENV[] = {
 	"AFL_NO_UI=1",
 	"AFL_SKIP_CPUFREQ=1",

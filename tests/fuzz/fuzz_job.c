@@ -32,7 +32,7 @@ static void check_ranges(const struct harness_job *job)
 	if (r->mem_bytes < (64ull << 20) || r->mem_bytes > (3072ull << 20) ||
 	    r->mem_bytes % (1u << 20) || r->epoch_s > (1ull << 40) || r->step_budget < 1 ||
 	    r->step_budget > (1ull << 40) || r->stuck_ms < 10 || r->stuck_ms > 3600000 ||
-	    job->wall_ms < 10 || job->wall_ms > 86400000 || job->slice_blocks > (1u << 30) ||
+	    job->wall_ms < 1 || job->wall_ms > 86400000 || job->slice_blocks > (1u << 30) ||
 	    job->block_ns > 1000)
 		fuzz_die("job_apply_json", "accepted a number out of range");
 	if (!r->kernel_path || r->kernel_path != job->kernel || !r->kernel_path[0] ||
