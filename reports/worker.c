@@ -1,13 +1,13 @@
 /* One worker: afl-fuzz on each of its tests in turn, a result file for each. */
 #include "reports/worker.h"
 
+#include "reports/afl_queue.h"
 #include "reports/progress.h"
 #include "reports/spawn.h"
 #include "vmm/file.h"
 #include "vmm/host_time.h"
 #include "vmm/json_file.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,24 +258,6 @@ static void afl_failure(const char *log, char *out, size_t len)
 	free(data);
 }
 
-/* Counts the entries of afl's queue: the inputs it kept for new coverage. */
-static unsigned int queue_entries(const char *instance)
-{
-	char path[PATH_MAX + 16];
-	DIR *d;
-	const struct dirent *e;
-	unsigned int n = 0;
-
-	snprintf(path, sizeof(path), "%s/queue", instance);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		n += strncmp(e->d_name, "id:", 3) == 0;
-	closedir(d);
-	return n;
-}
-
 /*
  * Appends a sample to TEST/samples-K.tsv: seconds, executions and failures
  * (the harness's --progress), corpus entries, edges (afl's, once it reports
@@ -292,7 +274,7 @@ static void take_sample(const struct sampler *sm, double t, struct harness_count
 	if (!f)
 		return;
 	fprintf(f, "%.1f\t%llu\t%llu\t%u\t%.0f\n", t, c->execs, c->failures,
-		queue_entries(sm->instance), last.edges);
+		afl_queue_entries(sm->instance), last.edges);
 	fclose(f);
 }
 

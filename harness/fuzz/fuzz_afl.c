@@ -1,10 +1,10 @@
 /* `rewind fuzz`'s afl-fuzz: its command and settings, started, watched, stopped. */
 #include "harness/fuzz/fuzz.h"
 
+#include "reports/afl_queue.h"
 #include "reports/spawn.h"
 #include "vmm/host_time.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,28 +118,13 @@ static void afl_command(const struct fuzz_options *o, const struct fuzz_paths *p
 	settings(o, p, c);
 }
 
-static unsigned int queue_entries(const struct fuzz_paths *p)
-{
-	char path[PATH_MAX + 32];
-	DIR *d;
-	const struct dirent *e;
-	unsigned int n = 0;
-
-	snprintf(path, sizeof(path), "%s/default/queue", p->out);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		n += strncmp(e->d_name, "id:", 3) == 0;
-	closedir(d);
-	return n;
-}
-
 /* One progress line: the harness's count (every 2 s) and afl's corpus. */
 static void print_progress(const struct fuzz_paths *p, double elapsed)
 {
 	struct fuzz_progress pr;
+	char instance[PATH_MAX + 16];
 
+	snprintf(instance, sizeof(instance), "%s/default", p->out);
 	if (fuzz_read_progress(p->progress, &pr)) {
 		fprintf(stderr,
 			"rewind-fuzz: %4.0fs  afl-fuzz is starting the job (a guest boots first; "
@@ -150,7 +135,7 @@ static void print_progress(const struct fuzz_paths *p, double elapsed)
 	fprintf(stderr,
 		"rewind-fuzz: %4.0fs  execs %llu  failures %llu  corpus %u  re-runs answered "
 		"%llu\n",
-		elapsed, pr.execs, pr.failures, queue_entries(p), pr.answered);
+		elapsed, pr.execs, pr.failures, afl_queue_entries(instance), pr.answered);
 }
 
 /* Stops afl-fuzz: SIGINT (it stops its target and saves its state), SIGKILL after 20 s. */
