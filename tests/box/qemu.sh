@@ -169,6 +169,12 @@ box_qemu_main() {
 		-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic rdinit=/init" \
 		"${virtfs[@]}" </dev/null >"$ctl/qemu.log" 2>&1 &
 	qpid=$!
+	# Stopped (Ctrl-C, a CI timeout, make test's own stop), the box stops
+	# too: `timeout` runs QEMU in a process group of its own, which neither
+	# a terminal's interrupt nor a signal to this script's group reaches.
+	trap 'kill -TERM "$qpid" 2>/dev/null; exit 130' INT
+	trap 'kill -TERM "$qpid" 2>/dev/null; exit 143' TERM
+	trap 'kill -TERM "$qpid" 2>/dev/null; exit 129' HUP
 	# Stream CMD's output as L1 writes it to the shared file.
 	tail -s 0.2 -c +1 -f --pid=$qpid "$ctl/out" &
 	tpid=$!
