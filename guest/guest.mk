@@ -14,7 +14,7 @@ GUEST_LDFLAGS  := -static -pthread
 
 # Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
 GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat dirty yield \
-	ledger tally net_echo clock_wait id env
+	ledger tally net_echo clock_wait id env wordfreq
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
 # The racy example suite (guest/tests/NAME.c, NAME.cc): built with
@@ -24,7 +24,7 @@ GUEST_OBJ   := $(BUILD)/guest/obj
 # /tests/plain/NAME (what a user's unmodified binary looks like).
 GUEST_TESTS := $(basename $(notdir $(wildcard guest/tests/*.c)))
 GUEST_CXX_TESTS := $(basename $(notdir $(wildcard guest/tests/*.cc)))
-GUEST_PLAIN_TESTS := lost_update check_then_act
+GUEST_PLAIN_TESTS := $(GUEST_TESTS)
 GUEST_RT_SRC := counter tsan sync feedback threads spin fair
 GUEST_RT := $(GUEST_OBJ)/runtime/rewind-rt.o
 GUEST_RT_GLIBC := $(GUEST_OBJ)/runtime/rewind-rt-glibc.o
@@ -84,7 +84,7 @@ $(GUEST_BIN)/tests/%: guest/tests/%.cc $(GUEST_RT_GLIBC) guest/rewind-cc guest/r
 		-ffile-prefix-map=$(CURDIR)=. -Wall -Wextra -Werror -o $@ $<
 $(GUEST_BIN)/tests/plain/%: guest/tests/%.c | $(GUEST_INCLUDE)
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $<
+	$(GUEST_CC) -D_GNU_SOURCE $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $<
 guest: $(GUEST_RT) $(GUEST_RT_GLIBC)
 
 $(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk \

@@ -52,6 +52,8 @@ static int run_once(struct harness *h, const char *path, const char *trace_path,
 		rw_err("%s is not a valid input: %s", path, e.why);
 		return STATUS_BAD_FILE;
 	}
+	if (e.res.kernel_events)
+		fprintf(stderr, "%s\n", KERNEL_EVENTS);
 	if (!json)
 		exec_result_print(&e.res);
 	else if (print_json_outcome(&e.res) < 0)

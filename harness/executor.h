@@ -51,6 +51,7 @@ struct exec_result {
 	uint64_t injected;    /* injections that were applied */
 	const char *detail;   /* the VMM's outcome detail */
 	bool counter_missing; /* counter or pct mode, but the job never started its counter */
+	bool kernel_events;   /* pct mode: the guest kernel made the events (not instrumented) */
 	uint64_t blocks;      /* counter and pct modes: schedule events the job ran */
 	uint64_t stepped;     /* instructions single-stepped (preempt-insns) */
 	uint32_t features;    /* reads-from and lock-order features the runtime saw */

@@ -12,8 +12,13 @@
 #include <stdbool.h>
 
 #define COUNTER_MISSING                                                                            \
-	"counter and pct modes need a job built for them (guest/rewind-cc or guest/rewind-c++), "  \
-	"and this job never started Rewind's runtime"
+	"counter mode needs a job built with guest/rewind-cc, pct mode one so built or one that "  \
+	"starts a thread: this job never started Rewind's runtime"
+
+/* Said of a pct run whose events the guest kernel made (linux/patches/0016). */
+#define KERNEL_EVENTS                                                                              \
+	"rewind-harness: the job is not instrumented: its schedule events are its threads' "       \
+	"accesses to memory they share"
 
 struct harness {
 	struct harness_job job;

@@ -67,10 +67,12 @@ int reach_check(struct executor *ex)
 		fprintf(stderr,
 			"rewind-harness: warning: the job started %u thread(s) and made no exit "
 			"while two of its threads were alive (%" PRIu64 " steps in all): "
-			"injections at exits cannot land inside code that runs between them, and "
-			"preempt-insns reaches at most %u instructions past an exit. Build the "
-			"test with guest/rewind-cc (every shared access and lock becomes a "
-			"schedule point) to search its interleavings.\n",
+			"in steps mode, injections at exits cannot land inside code that runs "
+			"between them, and preempt-insns reaches at most %u instructions past an "
+			"exit. Search it in pct mode (corpus/pct, what rewind fuzz picks for it: "
+			"the guest kernel makes its threads' accesses to memory they share "
+			"schedule points), or build it with guest/rewind-cc (fewer and cheaper "
+			"events: only its own code's accesses and locks).\n",
 			r.threads, r.steps, INJECT_INSNS_MAX);
 	return 0;
 }

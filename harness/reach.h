@@ -15,7 +15,9 @@
  * the guest cannot execute the job's command (harness/job_start.h), or -EIO
  * if the host failed.
  * An instrumented job (guest/rewind-cc) is never warned about: every shared
- * access is a schedule point in counter and pct modes.
+ * access is a schedule point in counter and pct modes. The warning is about
+ * steps mode: in pct mode the guest kernel makes any job's accesses to
+ * memory its threads share schedule points.
  */
 int reach_check(struct executor *ex);
 

@@ -38,6 +38,7 @@
  */
 #include "vmm/counter.h"
 
+#include "vmm/feedback.h"
 #include "vmm/guest_mem.h"
 #include "vmm/ports_shared.h"
 #include "vmm/user_context.h"
@@ -49,6 +50,13 @@
 #include <sys/ioctl.h>
 
 #define COUNTDOWN_MAX REWIND_COUNTER_COUNT_MASK /* read this often at least: virtual time moves */
+/*
+ * Events the guest kernel makes (a job not instrumented, pct mode: no runtime
+ * registered its feedback map before counting) cost a fault and a single
+ * step each: read at least this often, so that a run makes exits (the stuck
+ * watchdog's sign of life) every few thousand of them.
+ */
+#define KERNEL_COUNTDOWN_MAX 1024u
 
 #define PCT_SLICE_PRIO 1 /* pct: a thread whose time slice ran out drops to the lowest priority */
 
@@ -175,6 +183,9 @@ static uint32_t next_countdown(struct vm *vm)
 	uint32_t max = vm->cfg.countdown_max && vm->cfg.countdown_max < COUNTDOWN_MAX
 			       ? vm->cfg.countdown_max
 			       : COUNTDOWN_MAX;
+
+	if (vm->cfg.pct && !vm->feedback.registered && max > KERNEL_COUNTDOWN_MAX)
+		max = KERNEL_COUNTDOWN_MAX;
 	uint64_t until = c->blocks + max, slice = slice_length(vm), next;
 
 	if (slice && c->slice_start + slice < until)

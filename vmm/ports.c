@@ -275,6 +275,22 @@ bool ports_timer_due(struct vm *vm)
 	       late_deadline(vm, sh) <= vm->clock.now_ns;
 }
 
+/*
+ * The shared page's flags now: in pct mode, while no runtime counts events
+ * (an instrumented job's starts counting before its first thread), the
+ * guest kernel makes them at the memory a process's threads share
+ * (linux/patches/0016), from its first thread on.
+ */
+void ports_set_flags(struct vm *vm)
+{
+	struct rewind_shared *sh = ports_shared(vm);
+
+	if (sh)
+		sh->flags = vm->cfg.pct && !vm->counter.started && !vm->counter.fair
+				    ? REWIND_SHARED_TRAP_MEMORY
+				    : 0;
+}
+
 void ports_fire_due_timer(struct vm *vm)
 {
 	struct rewind_shared *sh = ports_shared(vm);
@@ -282,6 +298,7 @@ void ports_fire_due_timer(struct vm *vm)
 	if (!sh || vm->outcome != VM_RUNNING)
 		return;
 	sh->now_ns = vm->clock.now_ns;
+	ports_set_flags(vm);
 	if (vm->counter.hold) /* a counter read: the timer waits for the next exit */
 		return;
 	if (sh->timer_deadline && late_deadline(vm, sh) <= vm->clock.now_ns) {

@@ -20,6 +20,9 @@ void ports_io(struct vm *vm);
  */
 void ports_fire_due_timer(struct vm *vm);
 
+/* Writes the shared page's flags (REWIND_SHARED_*) for this moment of the run. */
+void ports_set_flags(struct vm *vm);
+
 /* Would ports_fire_due_timer() fire the guest's timer now? */
 bool ports_timer_due(struct vm *vm);
 

@@ -252,6 +252,7 @@ enum vm_outcome vm_run(struct vm *vm)
 	vm_stats_add_since(&vm->km.stats, clock, &vm->km.stats.watchdog_ns);
 
 	vm->paused = false;
+	ports_set_flags(vm); /* a restored keyframe has the flags of the run it was taken in */
 	while (vm->outcome == VM_RUNNING && !vm->paused) {
 		int reason;
 

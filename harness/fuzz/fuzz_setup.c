@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOT_INSTRUMENTED "never started Rewind's runtime" /* the harness's words */
+#define NOT_INSTRUMENTED   "never started Rewind's runtime"		   /* the harness's words */
+#define KERNEL_EVENTS_SAID "its schedule events are its threads' accesses" /* harness.h */
 
 /* The folder this program lies in (build/bin): the built tools are found from it. */
 static int own_folder(char *out, size_t len)
@@ -158,8 +159,8 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return remove(path) && errno != ENOENT ? -1 : 0;
 }
 
-/* Does the log say the job never started Rewind's runtime (an uninstrumented job)? */
-static bool says_not_instrumented(const char *log)
+/* Does the probe's log say what? */
+static bool log_says(const char *log, const char *what)
 {
 	uint8_t *data;
 	size_t len;
@@ -167,7 +168,7 @@ static bool says_not_instrumented(const char *log)
 
 	if (file_read_max(log, 64u << 20, "probe log", &data, &len))
 		return false;
-	found = memmem(data, len, NOT_INSTRUMENTED, strlen(NOT_INSTRUMENTED)) != NULL;
+	found = memmem(data, len, what, strlen(what)) != NULL;
 	free(data);
 	return found;
 }
@@ -188,10 +189,14 @@ static int pick_corpus(const struct fuzz_options *o, struct fuzz_paths *p, int s
 		return 0;
 	if (ran) {
 		if (!o->corpus)
-			default_corpus(p, "pct", "instrumented: priority schedules");
+			default_corpus(p, "pct",
+				       log_says(p->probe_log, KERNEL_EVENTS_SAID)
+					       ? "not instrumented: priority schedules over the "
+						 "memory its threads share"
+					       : "instrumented: priority schedules");
 		return 0;
 	}
-	if (says_not_instrumented(p->probe_log)) {
+	if (log_says(p->probe_log, NOT_INSTRUMENTED)) {
 		if (!o->corpus)
 			default_corpus(p, "ledger", "not instrumented: injections at exits");
 		return 0;

@@ -29,7 +29,7 @@
 #define REWIND_SIGNATURE_EBX   0x69776552u /* "Rewi" */
 #define REWIND_SIGNATURE_ECX   0x6552646eu /* "ndRe" */
 #define REWIND_SIGNATURE_EDX   0x646e6977u /* "wind" */
-#define REWIND_ABI_VERSION     7u
+#define REWIND_ABI_VERSION     8u
 
 /*
  * Ports, 4 apart: a 32-bit access touches 4 byte ports, so ioperm(port, 4, 1)
@@ -193,7 +193,7 @@ struct rewind_shared {
 	__u32 step_state; /* REWIND_STEP_* */
 	__u64 step_pc;	  /* the landing's user address (REWIND_STEP_LANDED) */
 	__u32 step_done;  /* instructions counted so far (guest) */
-	__u32 reserved0;
+	__u32 flags;	  /* written by the VMM: REWIND_SHARED_* */
 	/*
 	 * Context switches, without an exit each: the guest writes record
 	 * switch_head % REWIND_SWITCH_RING, then increments switch_head; the
@@ -217,8 +217,19 @@ struct rewind_shared {
 	__u64 clock_ahead_ns;
 	__u8 reserved[4096 - 88 - 8 * REWIND_SWITCH_RING];
 };
-#define REWIND_CLOCK_READ_NS	 1000u /* what one user-space clock read costs */
-#define REWIND_CLOCK_AHEAD_LIMIT (3600ull * 1000000000ull) /* more between exits: a guest fault */
+/*
+ * flags: the guest kernel makes schedule events of a process's accesses to
+ * memory its threads share (pct mode for a program built without Rewind's
+ * runtime: linux/patches/0016), if this is set when the process creates its
+ * first thread. The VMM sets it in pct mode while no runtime counts events.
+ * The kernel then counts them as the runtime does: REWIND_PORT_COUNTER reads
+ * (RDI the user instruction, RSI the data address, RCX a read or a write),
+ * REWIND_RT_THREAD_PRIORITY for the process's main thread and each new
+ * thread, REWIND_RT_FLUSH when the process ends.
+ */
+#define REWIND_SHARED_TRAP_MEMORY (1u << 0)
+#define REWIND_CLOCK_READ_NS	  1000u /* what one user-space clock read costs */
+#define REWIND_CLOCK_AHEAD_LIMIT  (3600ull * 1000000000ull) /* more between exits: a guest fault */
 
 /* Event records, handed over with REWIND_PORT_EVENT; the VMM stamps each with its step. */
 enum rewind_event_type {

@@ -724,6 +724,11 @@ static void test_random_search_runs_and_counts(void **state)
 	assert_null(strstr(r->out, "random: no failure"));
 }
 
+/*
+ * Counter mode needs a job built with guest/rewind-cc; pct mode one so
+ * built or one that starts a thread (the guest kernel then traps the memory
+ * its threads share): a single-threaded plain program has no events at all.
+ */
 static void test_counter_mode_needs_an_instrumented_job(void **state)
 {
 	struct run *r = new_run();
@@ -731,9 +736,102 @@ static void test_counter_mode_needs_an_instrumented_job(void **state)
 	(void)state;
 	write_counter_input(DIR "/counter-empty", "");
 	sh(HARNESS " " DIR "/counter-empty", r); /* the ledger is built without the runtime */
-	expect_status(r, 64, "counter and pct modes need a job built for them");
-	sh(HARNESS " corpus/pct/empty", r);
-	expect_status(r, 64, "counter and pct modes need a job built for them");
+	expect_status(r, 64, "counter mode needs a job built with guest/rewind-cc");
+	sh(HARNESS " corpus/pct/empty -- /bin/hello", r);
+	expect_status(r, 64, "never started Rewind's runtime");
+	sh(HARNESS " corpus/pct/empty", r); /* the ledger's tellers are threads */
+	expect_status(r, 0, "the job is not instrumented: its schedule events are its threads'");
+}
+
+/*
+ * pct mode for a binary built without Rewind (linux/patches/0016): the
+ * guest kernel makes its threads' accesses to memory they share schedule
+ * events, so priorities and change points reach races that make no system
+ * call. The same input gives the same run, and PCT samples find the plain
+ * build's check-then-act race (deterministically: seed 1's 14th sample).
+ */
+static void test_pct_mode_traps_a_plain_binarys_shared_memory(void **state)
+{
+	struct run *a = new_run(), *b = new_run(), *r = new_run();
+	char ta[19], tb[19];
+	const char *events;
+
+	(void)state;
+	sh(HARNESS " corpus/pct/empty -- /tests/plain/check_then_act", a);
+	expect_status(a, 0, "the job is not instrumented: its schedule events are its threads'");
+	events = strstr(a->err, " events, ");
+	assert_non_null(events);
+	while (events > a->err && events[-1] != ' ')
+		events--;
+	assert_true(strtoul(events, NULL, 10) > 100); /* lookups, inserts, locks */
+	sh(HARNESS " corpus/pct/empty -- /tests/plain/check_then_act", b);
+	expect_status(b, 0, NULL);
+	trace_of(a, ta);
+	trace_of(b, tb);
+	assert_string_equal(ta, tb);
+	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR "/plain-pct-art -- "
+		   "/tests/plain/check_then_act",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
+	print_message("%s", r->out);
+}
+
+/*
+ * A plain `hits++` that gcc -O2 makes one `addq $1, hits(%rip)` is not atomic
+ * on a multi-core machine: pct mode splits such an instruction on shared
+ * memory into its load and its store, so PCT samples find the lost hit of
+ * the plain build; the fixed twin's `lock addq` stays whole and passes.
+ */
+static void test_pct_mode_splits_a_plain_read_modify_write(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR "/plain-rmw-art -- "
+		   "/tests/plain/hit_counter",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
+	print_message("%s", r->out);
+	sh(HARNESS " --random 30 --pct --random-seed 1 -- /tests/plain/hit_counter_fixed", r);
+	expect_status(r, 1, NULL);
+	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
+}
+
+/* A lost wakeup in a plain build: the caller blocks for ever, every thread blocked. */
+static void test_pct_mode_finds_a_plain_lost_wakeup(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR "/plain-wakeup-art -- "
+		   "/tests/plain/lost_wakeup",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "random: first failure (deadlock) after "));
+	print_message("%s", r->out);
+	sh(HARNESS " --random 30 --pct --random-seed 1 -- /tests/plain/lost_wakeup_fixed", r);
+	expect_status(r, 1, NULL);
+	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
+}
+
+/*
+ * A correct plain program that forks after its threads ran (a test driver's
+ * shape): the child's copy of the trapped pages is plain memory to it, the
+ * parent's traps go on after the fork, and no schedule fails it.
+ */
+static void test_pct_mode_survives_a_fork_of_a_trapped_process(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " corpus/pct/empty -- /bin/wordfreq", r);
+	expect_status(r, 0, "the job is not instrumented");
+	assert_non_null(strstr(r->out, "wordfreq: 14 words, 8 distinct, \"the\" 4 times"));
+	sh(HARNESS " --random 30 --pct --random-seed 1 -- /bin/wordfreq", r);
+	expect_status(r, 1, NULL); /* no failure found */
+	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
 }
 
 /* --- pct mode --------------------------------------------------------------- */
@@ -1213,7 +1311,7 @@ static void test_rewind_fuzz_finds_the_depth3_bug(void **state)
 			  "depth3_transfer: ");
 }
 
-/* The same counter++ program, uninstrumented: single-step offsets after each thread's log line. */
+/* The same counter++ program, uninstrumented: pct mode over the memory its threads share. */
 static void test_rewind_fuzz_finds_the_uninstrumented_lost_update(void **state)
 {
 	(void)state;
@@ -1225,8 +1323,10 @@ static void test_rewind_fuzz_finds_the_uninstrumented_lost_update(void **state)
  * The mission's own command line: plain afl-fuzz, no custom mutator and no
  * AFL_* variable, finds the lost update (its byte mutations decoded into
  * schedules). It is stopped once the harness has noted its first failure
- * (in its --progress file); the 30-minute wait for that is a guard, not a
- * speed limit (300 s ran out once with both host cores busy).
+ * (in its --progress file), or when afl-fuzz ends by itself after about
+ * 20,000 executions (-E): a count bounds the search, not the wall clock
+ * (a 300 s wait ran out once with both host cores busy; in the box it finds
+ * the bug within 5-19 executions).
  */
 static void test_plain_afl_fuzz_finds_the_lost_update(void **state)
 {
@@ -1234,10 +1334,11 @@ static void test_plain_afl_fuzz_finds_the_lost_update(void **state)
 
 	(void)state;
 	sh("rm -rf " DIR "/plain " DIR "/plain-art " DIR "/plain-progress.json && { env -u "
-	   "AFL_NO_UI afl-fuzz -i corpus/pct -o " DIR "/plain -- " HARNESS_AFL " --artifacts " DIR
-	   "/plain-art --progress " DIR "/plain-progress.json @@ -- /tests/lost_update >" DIR
-	   "/plain.log 2>&1 & pid=$!; for i in $(seq 1800); do grep -q first_failure " DIR
-	   "/plain-progress.json 2>/dev/null && break; sleep 1; done; kill $pid; wait $pid; "
+	   "AFL_NO_UI afl-fuzz -E 20000 -i corpus/pct -o " DIR "/plain -- " HARNESS_AFL
+	   " --artifacts " DIR "/plain-art --progress " DIR "/plain-progress.json @@ -- "
+	   "/tests/lost_update >" DIR "/plain.log 2>&1 & pid=$!; while kill -0 $pid 2>/dev/null; "
+	   "do grep -q first_failure " DIR "/plain-progress.json 2>/dev/null && break; sleep 1; "
+	   "done; kill $pid 2>/dev/null; wait $pid; "
 	   "cat " DIR "/plain-progress.json; ls " DIR "/plain-art; }",
 	   r);
 	print_message("plain afl-fuzz: %s", r->out);
@@ -1664,7 +1765,7 @@ static void test_one_shot_json_and_the_shared_vocabulary(void **state)
 	sh(HARNESS " --version", a);
 	expect_status(a, 0, NULL);
 	assert_true(strncmp(a->out, "rewind-harness 0.1.0 (commit ", 29) == 0);
-	assert_non_null(strstr(a->out, ")\nguest ABI 7\nCPU model rewind-"));
+	assert_non_null(strstr(a->out, ")\nguest ABI 8\nCPU model rewind-"));
 	assert_non_null(strstr(a->out, "/build/guest/bzImage (XXH3 0x"));
 }
 
@@ -1861,6 +1962,10 @@ int main(void)
 		cmocka_unit_test(test_rewind_fuzz_finds_the_tcp_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_unix_socket_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_uninstrumented_lost_update),
+		cmocka_unit_test(test_pct_mode_traps_a_plain_binarys_shared_memory),
+		cmocka_unit_test(test_pct_mode_survives_a_fork_of_a_trapped_process),
+		cmocka_unit_test(test_pct_mode_splits_a_plain_read_modify_write),
+		cmocka_unit_test(test_pct_mode_finds_a_plain_lost_wakeup),
 		cmocka_unit_test(test_plain_afl_fuzz_finds_the_lost_update),
 		cmocka_unit_test(test_livelock_verdict_ignores_the_wall_budget),
 		cmocka_unit_test(test_afl_fuzz_finds_a_lost_update_by_single_stepping),

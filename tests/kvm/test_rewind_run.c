@@ -726,7 +726,7 @@ static void test_version_names_what_a_run_depends_on(void **state)
 	shell(REWIND " --version", v);
 	assert_int_equal(v->status, 0);
 	assert_true(strncmp(v->out, "rewind 0.1.0 (commit ", 21) == 0);
-	assert_non_null(strstr(v->out, ")\nguest ABI 7\nCPU model rewind-"));
+	assert_non_null(strstr(v->out, ")\nguest ABI 8\nCPU model rewind-"));
 	assert_non_null(strstr(v->out, "-v1 (\"Rewind virtual CPU\")\nkernel /"));
 	snprintf(want, sizeof(want), "/build/guest/bzImage (XXH3 0x%016" PRIx64 ", %zu bytes)\n",
 		 (uint64_t)XXH3_64bits(data, len), len);
