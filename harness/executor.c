@@ -177,20 +177,19 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 	vm->event_log = NULL;
 	if (rc)
 		return rc;
-	*res = (struct exec_result){
-		.cls = exec_class_of(vm, ex->cfg.skip_status),
-		.job_steps = vm->steps - vm->ready_step,
-		.trace_hash = trace_hash(&vm->trace),
-		.job_status = vm->job_status,
-		.has_job_status = vm->has_job_status,
-		.injected = vm->injected,
-		.detail = vm->detail,
-		.counter_missing = input->mode != INPUT_MODE_STEPS && !vm->counter.started,
-		.kernel_events = input->mode == INPUT_MODE_PCT && vm->counter.started &&
-				 !vm->feedback.registered,
-		.blocks = vm->counter.blocks,
-		.features = feedback_count(&vm->feedback),
-		.stepped = vm->single_step.stepped};
+	*res = (struct exec_result){.cls = exec_class_of(vm, ex->cfg.skip_status),
+				    .job_steps = vm->steps - vm->ready_step,
+				    .trace_hash = trace_hash(&vm->trace),
+				    .job_status = vm->job_status,
+				    .has_job_status = vm->has_job_status,
+				    .injected = vm->injected,
+				    .detail = vm->detail,
+				    .counter_missing =
+					    input->mode != INPUT_MODE_STEPS && !vm->counter.started,
+				    .kernel_events = vm->counter.kernel_events,
+				    .blocks = vm->counter.blocks,
+				    .features = feedback_count(&vm->feedback),
+				    .stepped = vm->single_step.stepped};
 	return res->cls == CLASS_HOST_ERROR ? -EIO : 0;
 }
 

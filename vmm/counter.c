@@ -38,7 +38,6 @@
  */
 #include "vmm/counter.h"
 
-#include "vmm/feedback.h"
 #include "vmm/guest_mem.h"
 #include "vmm/ports_shared.h"
 #include "vmm/user_context.h"
@@ -51,10 +50,10 @@
 
 #define COUNTDOWN_MAX REWIND_COUNTER_COUNT_MASK /* read this often at least: virtual time moves */
 /*
- * Events the guest kernel makes (a job not instrumented, pct mode: no runtime
- * registered its feedback map before counting) cost a fault and a single
- * step each: read at least this often, so that a run makes exits (the stuck
- * watchdog's sign of life) every few thousand of them.
+ * Events the guest kernel makes (a job not instrumented, pct mode:
+ * REWIND_RT_KERNEL_EVENTS) cost a fault and a single step each: read at
+ * least this often, so that a run makes exits (the stuck watchdog's sign
+ * of life) every few thousand of them.
  */
 #define KERNEL_COUNTDOWN_MAX 1024u
 
@@ -184,7 +183,7 @@ static uint32_t next_countdown(struct vm *vm)
 			       ? vm->cfg.countdown_max
 			       : COUNTDOWN_MAX;
 
-	if (vm->cfg.pct && !vm->feedback.registered && max > KERNEL_COUNTDOWN_MAX)
+	if (vm->counter.kernel_events && max > KERNEL_COUNTDOWN_MAX)
 		max = KERNEL_COUNTDOWN_MAX;
 	uint64_t until = c->blocks + max, slice = slice_length(vm), next;
 

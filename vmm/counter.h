@@ -18,6 +18,7 @@
  */
 struct vm_counter {
 	bool started;	      /* the job's runtime made its first read */
+	bool kernel_events;   /* the guest kernel counts the events (REWIND_RT_KERNEL_EVENTS) */
 	uint64_t blocks;      /* blocks run up to the last read */
 	uint32_t armed;	      /* the countdown handed out at the last read */
 	uint64_t slice_start; /* blocks at the last preemption (time slice) */

@@ -1,7 +1,8 @@
 /*
  * REWIND_PORT_RUNTIME: the calls of an instrumented job's runtime
- * (guest/runtime/). RDI holds the call, RSI and RCX its arguments (DX holds the port); the
- * answer is the INL's value. An unknown call is a guest fault.
+ * (guest/runtime/), and of the guest kernel where it counts a plain job's
+ * events (linux/patches/0016). RDI holds the call, RSI and RCX its arguments (DX holds the port);
+ * the answer is the INL's value. An unknown call is a guest fault.
  */
 #include "vmm/runtime_calls.h"
 
@@ -30,6 +31,9 @@ uint32_t runtime_call(struct vm *vm)
 	case REWIND_RT_FLUSH:
 		counter_settle(vm, regs.rsi);
 		feedback_read(vm);
+		return 0;
+	case REWIND_RT_KERNEL_EVENTS:
+		vm->counter.kernel_events = true;
 		return 0;
 	default:
 		vm_finish(vm, VM_GUEST_FAULT, "unknown runtime call %llu",

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REQUESTS 250
+#define REQUESTS 100
 
 struct price {
 	const char *product;

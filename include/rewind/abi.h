@@ -108,7 +108,8 @@ enum rewind_port {
  * continuation, vmm/counter.c). */
 #define REWIND_COUNTER_PRIO_FAIR 0x7fu
 
-/* Calls on REWIND_PORT_RUNTIME (RDI), all from a job's instrumented runtime. */
+/* Calls on REWIND_PORT_RUNTIME (RDI): from a job's instrumented runtime, or
+ * from the guest kernel where it counts a plain job's events. */
 enum rewind_runtime_call {
 	/* the SCHED_FIFO priority (1..99) of the next thread the job creates
 	 * (its main thread first), 0 to leave scheduling alone */
@@ -120,6 +121,11 @@ enum rewind_runtime_call {
 	/* the program is about to exit: the VMM reads the feedback map now;
 	 * RSI: what is left of the countdown (its events so far are counted) */
 	REWIND_RT_FLUSH = 3,
+	/* from the guest kernel, before its first REWIND_PORT_COUNTER read: it
+	 * counts the events of a process built without the runtime (the
+	 * accesses to memory its threads share, REWIND_SHARED_TRAP_MEMORY);
+	 * answers 0 */
+	REWIND_RT_KERNEL_EVENTS = 4,
 };
 #define REWIND_FEEDBACK_BYTES 8192u /* one bit per feature (reads-from, lock order) */
 #define REWIND_SEED_WORDS     8
