@@ -122,8 +122,8 @@ enum rewind_runtime_call {
 	 * RSI: what is left of the countdown (its events so far are counted) */
 	REWIND_RT_FLUSH = 3,
 	/* from the guest kernel, before its first REWIND_PORT_COUNTER read: it
-	 * counts the events of a process built without the runtime (the
-	 * accesses to memory its threads share, REWIND_SHARED_TRAP_MEMORY);
+	 * counts the events of a process built without the runtime (its
+	 * threads' accesses off their own stacks, REWIND_SHARED_TRAP_MEMORY);
 	 * answers 0 */
 	REWIND_RT_KERNEL_EVENTS = 4,
 };
@@ -225,11 +225,12 @@ struct rewind_shared {
 };
 /*
  * flags: the guest kernel makes schedule events of a process's accesses to
- * memory its threads share (pct mode for a program built without Rewind's
- * runtime: linux/patches/0016), if this is set when the process creates its
- * first thread. The VMM sets it in pct mode while no runtime counts events.
- * The kernel then counts them as the runtime does: REWIND_PORT_COUNTER reads
- * (RDI the user instruction, RSI the data address, RCX a read or a write),
+ * memory off its threads' own stacks (pct mode for a program built without
+ * Rewind's runtime: linux/patches/0016), if this is set when the process
+ * creates its first thread. The VMM sets it in pct mode while no runtime
+ * counts events. The kernel then says so (REWIND_RT_KERNEL_EVENTS) and
+ * counts them as the runtime does: REWIND_PORT_COUNTER reads (RDI the user
+ * instruction, RSI the data address, RCX a read or a write),
  * REWIND_RT_THREAD_PRIORITY for the process's main thread and each new
  * thread, REWIND_RT_FLUSH when the process ends.
  */

@@ -778,6 +778,31 @@ static void test_pct_mode_traps_a_plain_binarys_shared_memory(void **state)
 }
 
 /*
+ * PCT samples (seed 1) of /tests/plain/NAME fail with failure class cls
+ * within 200 runs, and its fixed twin NAME_fixed passes 30.
+ */
+static void plain_bug_found_and_twin_passes(const char *name, const char *cls)
+{
+	struct run *r = new_run();
+	char cmd[512], want[128];
+
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR
+			 "/plain-%s-art -- /tests/plain/%s",
+		 name, name);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+	snprintf(want, sizeof(want), "random: first failure (%s) after ", cls);
+	assert_non_null(strstr(r->out, want));
+	print_message("%s", r->out);
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --random 30 --pct --random-seed 1 -- /tests/plain/%s_fixed", name);
+	sh(cmd, r);
+	expect_status(r, 1, NULL);
+	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
+}
+
+/*
  * A plain `hits++` that gcc -O2 makes one `addq $1, hits(%rip)` is not atomic
  * on a multi-core machine: pct mode splits such an instruction on shared
  * memory into its load and its store, so PCT samples find the lost hit of
@@ -785,35 +810,15 @@ static void test_pct_mode_traps_a_plain_binarys_shared_memory(void **state)
  */
 static void test_pct_mode_splits_a_plain_read_modify_write(void **state)
 {
-	struct run *r = new_run();
-
 	(void)state;
-	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR "/plain-rmw-art -- "
-		   "/tests/plain/hit_counter",
-	   r);
-	expect_status(r, 0, NULL);
-	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
-	print_message("%s", r->out);
-	sh(HARNESS " --random 30 --pct --random-seed 1 -- /tests/plain/hit_counter_fixed", r);
-	expect_status(r, 1, NULL);
-	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
+	plain_bug_found_and_twin_passes("hit_counter", "signal");
 }
 
 /* A lost wakeup in a plain build: the caller blocks for ever, every thread blocked. */
 static void test_pct_mode_finds_a_plain_lost_wakeup(void **state)
 {
-	struct run *r = new_run();
-
 	(void)state;
-	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR "/plain-wakeup-art -- "
-		   "/tests/plain/lost_wakeup",
-	   r);
-	expect_status(r, 0, NULL);
-	assert_non_null(strstr(r->out, "random: first failure (deadlock) after "));
-	print_message("%s", r->out);
-	sh(HARNESS " --random 30 --pct --random-seed 1 -- /tests/plain/lost_wakeup_fixed", r);
-	expect_status(r, 1, NULL);
-	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
+	plain_bug_found_and_twin_passes("lost_wakeup", "deadlock");
 }
 
 /*
