@@ -18,7 +18,7 @@
 /* Said of a pct run whose events the guest kernel made (linux/patches/0016). */
 #define KERNEL_EVENTS                                                                              \
 	"rewind-harness: the job is not instrumented: its schedule events are its threads' "       \
-	"accesses to memory they share"
+	"accesses off their own stacks"
 
 struct harness {
 	struct harness_job job;

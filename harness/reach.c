@@ -70,7 +70,7 @@ int reach_check(struct executor *ex)
 			"in steps mode, injections at exits cannot land inside code that runs "
 			"between them, and preempt-insns reaches at most %u instructions past an "
 			"exit. Search it in pct mode (corpus/pct, what rewind fuzz picks for it: "
-			"the guest kernel makes its threads' accesses to memory they share "
+			"the guest kernel makes its threads' accesses off their own stacks "
 			"schedule points), or build it with guest/rewind-cc (fewer and cheaper "
 			"events: only its own code's accesses and locks).\n",
 			r.threads, r.steps, INJECT_INSNS_MAX);

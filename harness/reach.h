@@ -16,8 +16,8 @@
  * if the host failed.
  * An instrumented job (guest/rewind-cc) is never warned about: every shared
  * access is a schedule point in counter and pct modes. The warning is about
- * steps mode: in pct mode the guest kernel makes any job's accesses to
- * memory its threads share schedule points.
+ * steps mode: in pct mode the guest kernel makes the accesses of any job's
+ * threads off their own stacks schedule points.
  */
 int reach_check(struct executor *ex);
 

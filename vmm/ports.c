@@ -278,8 +278,8 @@ bool ports_timer_due(struct vm *vm)
 /*
  * The shared page's flags now: in pct mode, while no runtime counts events
  * (an instrumented job's starts counting before its first thread), the
- * guest kernel makes them at the memory a process's threads share
- * (linux/patches/0016), from its first thread on.
+ * guest kernel makes them at the accesses of a process's threads off their
+ * own stacks (linux/patches/0016), from its first thread on.
  */
 void ports_set_flags(struct vm *vm)
 {

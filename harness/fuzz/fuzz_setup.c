@@ -191,8 +191,8 @@ static int pick_corpus(const struct fuzz_options *o, struct fuzz_paths *p, int s
 		if (!o->corpus)
 			default_corpus(p, "pct",
 				       log_says(p->probe_log, KERNEL_EVENTS_SAID)
-					       ? "not instrumented: priority schedules over the "
-						 "memory its threads share"
+					       ? "not instrumented: priority schedules over its "
+						 "threads' accesses off their own stacks"
 					       : "instrumented: priority schedules");
 		return 0;
 	}

@@ -745,7 +745,7 @@ static void test_counter_mode_needs_an_instrumented_job(void **state)
 
 /*
  * pct mode for a binary built without Rewind (linux/patches/0016): the
- * guest kernel makes its threads' accesses to memory they share schedule
+ * guest kernel makes its threads' accesses off their own stacks schedule
  * events, so priorities and change points reach races that make no system
  * call. The same input gives the same run, and PCT samples find the plain
  * build's check-then-act race (deterministically: seed 1's 14th sample).
@@ -1318,7 +1318,7 @@ static void test_rewind_fuzz_finds_the_depth3_bug(void **state)
 
 /*
  * The check-then-act race built plainly (no Rewind code): rewind fuzz picks
- * pct mode over the memory its threads share. (The plain lost_update makes
+ * pct mode over its threads' accesses off their own stacks. (The plain lost_update makes
  * 80,000 events a run, each a fault and a single step: seconds a run in the
  * box.)
  */
