@@ -14,17 +14,18 @@ GUEST_LDFLAGS  := -static -pthread
 
 # Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
 GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat dirty yield \
-	ledger tally net_echo clock_wait id env wordfreq
+	ledger tally net_echo clock_wait id env wordfreq imgstat
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
 # The racy example suite (guest/tests/NAME.c, NAME.cc): built with
 # guest/rewind-cc and guest/rewind-c++ (schedule events at shared accesses
 # and synchronisation, guest/runtime/), installed as /tests/NAME. Those in
 # GUEST_PLAIN_TESTS are also built without instrumentation, as
-# /tests/plain/NAME (what a user's unmodified binary looks like).
+# /tests/plain/NAME (what a user's unmodified binary looks like: C with
+# musl, C++ with g++ and glibc, both static).
 GUEST_TESTS := $(basename $(notdir $(wildcard guest/tests/*.c)))
 GUEST_CXX_TESTS := $(basename $(notdir $(wildcard guest/tests/*.cc)))
-GUEST_PLAIN_TESTS := $(GUEST_TESTS)
+GUEST_PLAIN_TESTS := $(GUEST_TESTS) $(GUEST_CXX_TESTS)
 GUEST_RT_SRC := counter tsan sync feedback threads spin fair
 GUEST_RT := $(GUEST_OBJ)/runtime/rewind-rt.o
 GUEST_RT_GLIBC := $(GUEST_OBJ)/runtime/rewind-rt-glibc.o
@@ -85,6 +86,10 @@ $(GUEST_BIN)/tests/%: guest/tests/%.cc $(GUEST_RT_GLIBC) guest/rewind-cc guest/r
 $(GUEST_BIN)/tests/plain/%: guest/tests/%.c | $(GUEST_INCLUDE)
 	@mkdir -p $(@D)
 	$(GUEST_CC) -D_GNU_SOURCE $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $<
+$(GUEST_BIN)/tests/plain/%: guest/tests/%.cc
+	@mkdir -p $(@D)
+	g++ -std=c++17 -O2 -g -pthread -static -ffile-prefix-map=$(CURDIR)=. \
+		-Wall -Wextra -Werror -o $@ $<
 guest: $(GUEST_RT) $(GUEST_RT_GLIBC)
 
 $(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk \

@@ -32,5 +32,8 @@ int cli_open_harness(struct harness *h, struct cli *c, FILE *output)
 	h->artifact_dir = c->artifact_dir;
 	h->progress_path = c->progress_path;
 	rc = executor_open(&h->ex, &cfg);
-	return rc ? rc : reach_check(&h->ex);
+	/* a random search of another mode never runs steps-mode inputs */
+	return rc ? rc
+		  : reach_check(&h->ex,
+				c->mode != MODE_RANDOM || c->random_mode == INPUT_MODE_STEPS);
 }

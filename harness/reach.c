@@ -43,7 +43,7 @@ static void scan(const struct trace *t, size_t from, struct reach *r)
 		note(r, &rec);
 }
 
-int reach_check(struct executor *ex)
+int reach_check(struct executor *ex, bool steps_inputs)
 {
 	static const struct exec_input plain = {.seed = 0, .mode = INPUT_MODE_STEPS};
 	FILE *output = ex->vm.cfg.output;
@@ -59,7 +59,7 @@ int reach_check(struct executor *ex)
 	rc = job_start_check(&ex->vm.trace, ex->job_trace_from, &ex->in);
 	if (rc < 0)
 		return rc;
-	if (ex->vm.counter.started) /* instrumented: its accesses are the points */
+	if (ex->vm.counter.started || !steps_inputs) /* instrumented: its accesses are the points */
 		return 0;
 	scan(&ex->vm.trace, ex->job_trace_from, &r);
 	r.steps = res.job_steps;

@@ -10,8 +10,9 @@
 
 /*
  * Runs the job once unperturbed (steps mode, seed 0, no output) and, when
- * it starts threads but makes no exit while two of them are alive, prints a
- * warning with the numbers on stderr. Returns 0, -ENOEXEC (reported) when
+ * steps-mode inputs may follow (steps_inputs) and it starts threads but
+ * makes no exit while two of them are alive, prints a warning with the
+ * numbers on stderr. Returns 0, -ENOEXEC (reported) when
  * the guest cannot execute the job's command (harness/job_start.h), or -EIO
  * if the host failed.
  * An instrumented job (guest/rewind-cc) is never warned about: every shared
@@ -19,6 +20,6 @@
  * steps mode: in pct mode the guest kernel makes the accesses of any job's
  * threads off their own stacks schedule points.
  */
-int reach_check(struct executor *ex);
+int reach_check(struct executor *ex, bool steps_inputs);
 
 #endif

@@ -839,6 +839,29 @@ static void test_pct_mode_survives_a_fork_of_a_trapped_process(void **state)
 	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
 }
 
+/*
+ * A correct plain program whose threads load and store shared memory at
+ * every width, signed and unsigned (/bin/imgstat: bytes, 16-bit fields,
+ * sign-extending loads, stores of immediates), checks its own results
+ * against one thread's: in pct mode the kernel emulates those accesses
+ * (linux/patches/0016), and every result must be what the CPU computes.
+ */
+static void test_pct_mode_keeps_a_plain_programs_results(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " corpus/ledger/empty -- /bin/imgstat 3", r); /* steps mode: nothing trapped */
+	expect_status(r, 0, "outcome pass");
+	assert_non_null(strstr(r->out, "imgstat: 24 rows, checksum 0e1b1c5811af778c"));
+	sh(HARNESS " corpus/pct/empty -- /bin/imgstat 3", r);
+	expect_status(r, 0, "the job is not instrumented");
+	assert_non_null(strstr(r->out, "imgstat: 24 rows, checksum 0e1b1c5811af778c"));
+	sh(HARNESS " --random 20 --pct --random-seed 1 -- /bin/imgstat 3", r);
+	expect_status(r, 1, NULL); /* no failure found */
+	assert_non_null(strstr(r->out, "random: no failure in 20 executions"));
+}
+
 /* --- pct mode --------------------------------------------------------------- */
 
 static void write_pct_input(const char *path, const char *injections)
@@ -908,7 +931,7 @@ static void test_pct_one_change_point_finds_the_lost_update(void **state)
 /*
  * An uninstrumented job whose threads make no system call side by side gets
  * a warning that names the way out; one whose threads exit to the VMM (one
- * log line each) does not.
+ * log line each) does not, nor does a search that runs no steps-mode input.
  */
 static void test_unreachable_threads_are_warned_about(void **state)
 {
@@ -920,6 +943,9 @@ static void test_unreachable_threads_are_warned_about(void **state)
 		      "rewind-harness: warning: the job started 2 thread(s) and made no "
 		      "exit while two of its threads were alive");
 	assert_non_null(strstr(r->err, "guest/rewind-cc"));
+	sh(HARNESS " --random 1 --pct --keep-going -- /tests/plain/check_then_act", r);
+	assert_non_null(strstr(r->out, "random: 1 executions")); /* found or not */
+	assert_null(strstr(r->err, "warning"));
 	sh(HARNESS " corpus/ledger/empty -- /tests/plain/lost_update", r);
 	expect_status(r, 0, "outcome pass");
 	assert_null(strstr(r->err, "warning"));
@@ -1974,6 +2000,7 @@ int main(void)
 		cmocka_unit_test(test_rewind_fuzz_finds_the_uninstrumented_check_then_act),
 		cmocka_unit_test(test_pct_mode_traps_a_plain_binarys_shared_memory),
 		cmocka_unit_test(test_pct_mode_survives_a_fork_of_a_trapped_process),
+		cmocka_unit_test(test_pct_mode_keeps_a_plain_programs_results),
 		cmocka_unit_test(test_pct_mode_splits_a_plain_read_modify_write),
 		cmocka_unit_test(test_pct_mode_finds_a_plain_lost_wakeup),
 		cmocka_unit_test(test_plain_afl_fuzz_finds_the_lost_update),
