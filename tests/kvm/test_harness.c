@@ -826,17 +826,29 @@ static void test_pct_mode_finds_a_plain_lost_wakeup(void **state)
  * shape): the child's copy of the trapped pages is plain memory to it, the
  * parent's traps go on after the fork, and no schedule fails it.
  */
-static void test_pct_mode_survives_a_fork_of_a_trapped_process(void **state)
+/* A correct plain command: its pct run prints expected, and `samples` PCT samples never fail. */
+static void plain_program_passes(const char *command, const char *expected, int samples)
 {
 	struct run *r = new_run();
+	char cmd[256], said[64];
 
-	(void)state;
-	sh(HARNESS " corpus/pct/empty -- /bin/wordfreq", r);
+	snprintf(cmd, sizeof(cmd), HARNESS " corpus/pct/empty -- %s", command);
+	sh(cmd, r);
 	expect_status(r, 0, "the job is not instrumented");
-	assert_non_null(strstr(r->out, "wordfreq: 14 words, 8 distinct, \"the\" 4 times"));
-	sh(HARNESS " --random 30 --pct --random-seed 1 -- /bin/wordfreq", r);
+	assert_non_null(strstr(r->out, expected));
+	snprintf(cmd, sizeof(cmd), HARNESS " --random %d --pct --random-seed 1 -- %s", samples,
+		 command);
+	sh(cmd, r);
 	expect_status(r, 1, NULL); /* no failure found */
-	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
+	snprintf(said, sizeof(said), "random: no failure in %d executions", samples);
+	assert_non_null(strstr(r->out, said));
+}
+
+static void test_pct_mode_survives_a_fork_of_a_trapped_process(void **state)
+{
+	(void)state;
+	plain_program_passes("/bin/wordfreq", "wordfreq: 14 words, 8 distinct, \"the\" 4 times",
+			     30);
 }
 
 /*
@@ -854,12 +866,7 @@ static void test_pct_mode_keeps_a_plain_programs_results(void **state)
 	sh(HARNESS " corpus/ledger/empty -- /bin/imgstat 3", r); /* steps mode: nothing trapped */
 	expect_status(r, 0, "outcome pass");
 	assert_non_null(strstr(r->out, "imgstat: 24 rows, checksum 0e1b1c5811af778c"));
-	sh(HARNESS " corpus/pct/empty -- /bin/imgstat 3", r);
-	expect_status(r, 0, "the job is not instrumented");
-	assert_non_null(strstr(r->out, "imgstat: 24 rows, checksum 0e1b1c5811af778c"));
-	sh(HARNESS " --random 20 --pct --random-seed 1 -- /bin/imgstat 3", r);
-	expect_status(r, 1, NULL); /* no failure found */
-	assert_non_null(strstr(r->out, "random: no failure in 20 executions"));
+	plain_program_passes("/bin/imgstat 3", "imgstat: 24 rows, checksum 0e1b1c5811af778c", 20);
 }
 
 /* --- pct mode --------------------------------------------------------------- */
