@@ -8,17 +8,16 @@
 
 #include "harness/executor.h"
 #include "harness/job.h"
+#include "harness/said.h"
 
 #include <stdbool.h>
 
 #define COUNTER_MISSING                                                                            \
 	"counter mode needs a job built with guest/rewind-cc, pct mode one so built or one that "  \
-	"starts a thread: this job never started Rewind's runtime"
+	"starts a thread: " SAID_NOT_INSTRUMENTED
 
 /* Said of a pct run whose events the guest kernel made (linux/patches/0016). */
-#define KERNEL_EVENTS                                                                              \
-	"rewind-harness: the job is not instrumented: its schedule events are its threads' "       \
-	"accesses off their own stacks"
+#define KERNEL_EVENTS "rewind-harness: " SAID_KERNEL_EVENTS
 
 struct harness {
 	struct harness_job job;

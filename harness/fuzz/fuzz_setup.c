@@ -1,5 +1,6 @@
 /* `rewind fuzz` before afl-fuzz: the tools, the output folder, the probe run. */
 #include "harness/fuzz/fuzz.h"
+#include "harness/said.h"
 
 #include "reports/spawn.h"
 #include "vmm/file.h"
@@ -14,9 +15,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define NOT_INSTRUMENTED   "never started Rewind's runtime"		   /* the harness's words */
-#define KERNEL_EVENTS_SAID "its schedule events are its threads' accesses" /* harness.h */
 
 /* The folder this program lies in (build/bin): the built tools are found from it. */
 static int own_folder(char *out, size_t len)
@@ -190,13 +188,13 @@ static int pick_corpus(const struct fuzz_options *o, struct fuzz_paths *p, int s
 	if (ran) {
 		if (!o->corpus)
 			default_corpus(p, "pct",
-				       log_says(p->probe_log, KERNEL_EVENTS_SAID)
+				       log_says(p->probe_log, SAID_KERNEL_EVENTS)
 					       ? "not instrumented: priority schedules over its "
 						 "threads' accesses off their own stacks"
 					       : "instrumented: priority schedules");
 		return 0;
 	}
-	if (log_says(p->probe_log, NOT_INSTRUMENTED)) {
+	if (log_says(p->probe_log, SAID_NOT_INSTRUMENTED)) {
 		if (!o->corpus)
 			default_corpus(p, "ledger", "not instrumented: injections at exits");
 		return 0;
