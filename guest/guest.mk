@@ -14,7 +14,7 @@ GUEST_LDFLAGS  := -static -pthread
 
 # Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
 GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat dirty yield \
-	ledger tally net_echo clock_wait id env wordfreq imgstat
+	ledger tally net_echo clock_wait id env wordfreq imgstat passes
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
 # The racy example suite (guest/tests/NAME.c, NAME.cc): built with

@@ -869,6 +869,27 @@ static void test_pct_mode_keeps_a_plain_programs_results(void **state)
 	plain_program_passes("/bin/imgstat 3", "imgstat: 24 rows, checksum 0e1b1c5811af778c", 20);
 }
 
+/*
+ * A plain program that is down to one thread between passes of workers
+ * (/bin/passes: a warm-up pass with one worker, then passes of two whose
+ * `total += found` can lose an update): while it is alone the kernel makes
+ * no events and opens the pages main touches, and the next pass's workers
+ * must find them closed again, or their race is out of reach. Only a pass
+ * of two workers can fail.
+ */
+static void test_pct_mode_traps_again_after_the_process_was_alone(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR
+		   "/passes-art -- /bin/passes",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
+	print_message("%s", r->out);
+}
+
 /* --- pct mode --------------------------------------------------------------- */
 
 static void write_pct_input(const char *path, const char *injections)
@@ -2008,6 +2029,7 @@ int main(void)
 		cmocka_unit_test(test_pct_mode_traps_a_plain_binarys_shared_memory),
 		cmocka_unit_test(test_pct_mode_survives_a_fork_of_a_trapped_process),
 		cmocka_unit_test(test_pct_mode_keeps_a_plain_programs_results),
+		cmocka_unit_test(test_pct_mode_traps_again_after_the_process_was_alone),
 		cmocka_unit_test(test_pct_mode_splits_a_plain_read_modify_write),
 		cmocka_unit_test(test_pct_mode_finds_a_plain_lost_wakeup),
 		cmocka_unit_test(test_plain_afl_fuzz_finds_the_lost_update),
