@@ -8,9 +8,9 @@
  * when an update was lost.
  *
  * Between passes the process has one thread; in pct mode the kernel then
- * makes no events and opens the pages main touches (linux/patches/0016),
- * and must close them again when the next pass starts its workers, or
- * the later passes' race is out of reach.
+ * makes no events and opens the pages main touches (linux/patches/0016).
+ * The next pass's workers must make events again (the pages closed before
+ * they run), or the later passes' race is out of reach.
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
 	"counter mode needs a job built with guest/rewind-cc, pct mode one so built or one that "  \
 	"starts a thread: " SAID_NOT_INSTRUMENTED
 
-/* Said of a pct run whose events the guest kernel made (linux/patches/0016). */
+/* SAID_KERNEL_EVENTS as the harness prints it. */
 #define KERNEL_EVENTS "rewind-harness: " SAID_KERNEL_EVENTS
 
 struct harness {

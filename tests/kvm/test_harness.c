@@ -874,8 +874,10 @@ static void test_pct_mode_keeps_a_plain_programs_results(void **state)
  * (/bin/passes: a warm-up pass with one worker, then passes of two whose
  * `total += found` can lose an update): while it is alone the kernel makes
  * no events and opens the pages main touches, and the next pass's workers
- * must find them closed again, or their race is out of reach. Only a pass
- * of two workers can fail.
+ * must make events again, or their race is out of reach. Only a pass of
+ * two workers can fail. (Closing the pages at the thread's creation, for
+ * main's own accesses before a worker first runs, is not what this shows:
+ * a worker's first run closes them too.)
  */
 static void test_pct_mode_traps_again_after_the_process_was_alone(void **state)
 {
