@@ -33,8 +33,17 @@
  * RSI and what the event is in RCX (guest/runtime/runtime.h RT_EV_*). An
  * event where a preemption or a priority change lands is marked
  * (VM_EVENT_LANDED_*): its access comes when its thread runs again, after
- * the other threads' events logged next. The log assumes one instrumented
- * process: the countdown it keeps is that process's.
+ * the other threads' events logged next.
+ *
+ * Each process counts down a countdown of its own (its threads share it),
+ * so the VMM keeps one per process (struct counter_owed, by the pid the
+ * runtime passes in RCX's upper half): a read counts the events of the
+ * reading process's last countdown, and a process's first read counts
+ * none. A test runner that forks and execs the test (libuv's) holds a
+ * countdown of up to a whole time slice while it waits; counted at the
+ * child's first read, it put nearly every change point there. With
+ * several processes making events at once, an event's number counts the
+ * others' only up to their last reads.
  */
 #include "vmm/counter.h"
 
@@ -100,16 +109,59 @@ void counter_reset(struct vm *vm)
 			    INJECT_KIND_BIT(INJECT_PREEMPT) | INJECT_KIND_BIT(INJECT_DEMOTE));
 }
 
+/* The vCPU's registers at a read (RDI, RSI, RCX: the event); false, and the run ends, if not. */
+static bool read_registers(struct vm *vm, struct kvm_regs *regs)
+{
+	if (ioctl(vm->km.vcpu_fd, KVM_GET_REGS, regs) < 0) {
+		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_REGS at a counter read: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 /* The address of the event the program is at: the runtime's RDI at its read. */
 static uint64_t event_address(struct vm *vm)
 {
 	struct kvm_regs regs;
 
-	if (ioctl(vm->km.vcpu_fd, KVM_GET_REGS, &regs) < 0) {
-		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_REGS at a counter read: %s", strerror(errno));
-		return 0;
-	}
-	return regs.rdi;
+	return read_registers(vm, &regs) ? regs.rdi : 0;
+}
+
+/* The reading process (RCX's upper half); the guest kernel counts one process. */
+static uint32_t reading_process(const struct vm *vm, const struct kvm_regs *regs)
+{
+	return vm->counter.kernel_events ? 0
+					 : (uint32_t)(regs->rcx >> REWIND_COUNTER_PROCESS_SHIFT);
+}
+
+/* A process's first read (its runtime starts, or it was forked): no event, nothing run yet. */
+static bool first_read(const struct kvm_regs *regs)
+{
+	return (regs->rcx & 0xffffu) == 0;
+}
+
+/* pid's countdown, or NULL. */
+static struct counter_owed *owed_find(struct vm_counter *c, uint32_t pid)
+{
+	for (struct counter_owed *o = c->owed; o < c->owed + COUNTER_PROCESSES; o++)
+		if (o->used && o->pid == pid)
+			return o;
+	return NULL;
+}
+
+/* pid's countdown; a new one (nothing handed out) where it has none, in a free or the oldest slot.
+ */
+static struct counter_owed *owed_by(struct vm_counter *c, uint32_t pid)
+{
+	struct counter_owed *o = owed_find(c, pid), *room = &c->owed[0];
+
+	if (o)
+		return o;
+	for (o = c->owed; o < c->owed + COUNTER_PROCESSES; o++)
+		if (!o->used || (room->used && o->last < room->last))
+			room = o;
+	*room = (struct counter_owed){.used = true, .pid = pid};
+	return room;
 }
 
 static void trace_preempt(struct vm *vm, enum preempt_why why)
@@ -244,26 +296,21 @@ static void note_after(struct vm *vm, struct vm_event_log *log, uint32_t at)
 }
 
 /* Logs the event at this read (the runtime's RDI, RSI, RCX) as event number index. */
-static struct vm_event *log_event(struct vm *vm, uint64_t index)
+static struct vm_event *log_event(struct vm *vm, const struct kvm_regs *regs, uint64_t index)
 {
 	struct vm_event_log *log = vm->event_log;
-	struct kvm_regs regs;
 	struct vm_event *ev;
 
 	if (log->count >= log->cap) {
 		log->dropped++;
 		return NULL;
 	}
-	if (ioctl(vm->km.vcpu_fd, KVM_GET_REGS, &regs) < 0) {
-		vm_finish(vm, VM_HOST_ERROR, "KVM_GET_REGS at a logged event: %s", strerror(errno));
-		return NULL;
-	}
 	ev = &log->at[log->count++];
 	*ev = (struct vm_event){.index = index,
 				.tid = ports_current_tid(vm),
-				.what = (uint32_t)regs.rcx & 0xffffu,
-				.pc = regs.rdi,
-				.addr = regs.rsi};
+				.what = (uint32_t)regs->rcx & 0xffffu,
+				.pc = regs->rdi,
+				.addr = regs->rsi};
 	/* a little-endian value of up to 8 bytes; an address not mapped yet reads 0 */
 	ev->value = value_at(vm, ev);
 	note_after(vm, log, log->count - 1);
@@ -282,25 +329,31 @@ void counter_event_name(uint32_t what, char *name, size_t len)
 		snprintf(name, len, "%s", kind);
 }
 
-/* Logging, and the real countdown has not run out: the event is only logged. */
+/* Logging, and the process's real countdown has not run out: the event is only logged. */
 bool counter_read_unseen(struct vm *vm, uint32_t *answer)
 {
 	struct vm_counter *c = &vm->counter;
+	struct counter_owed *o;
+	struct kvm_regs regs;
 
-	if (!vm->event_log || !vm->cfg.counter_mode || !c->started || c->log_left <= 1)
+	if (!vm->event_log || !vm->cfg.counter_mode || !c->started || !read_registers(vm, &regs) ||
+	    first_read(&regs))
 		return false;
-	c->log_left--;
-	log_event(vm, c->blocks + c->armed - c->log_left);
+	o = owed_find(c, reading_process(vm, &regs));
+	if (!o || o->log_left <= 1)
+		return false;
+	o->log_left--;
+	log_event(vm, &regs, c->blocks + o->armed - o->log_left);
 	*answer = 1;
 	return true;
 }
 
 /* The real read's answer: the runtime is told 1 and the VMM keeps the real countdown. */
-static uint32_t logged_answer(struct vm *vm, uint32_t answer)
+static uint32_t logged_answer(struct vm *vm, struct counter_owed *o, uint32_t answer)
 {
 	if (!vm->event_log)
 		return answer;
-	vm->counter.log_left = answer & REWIND_COUNTER_COUNT_MASK;
+	o->log_left = answer & REWIND_COUNTER_COUNT_MASK;
 	return (answer & ~REWIND_COUNTER_COUNT_MASK) | 1;
 }
 
@@ -308,17 +361,24 @@ uint32_t counter_read(struct vm *vm)
 {
 	struct vm_counter *c = &vm->counter;
 	struct vm_event *logged = NULL;
+	struct counter_owed *o;
+	struct kvm_regs regs;
 	struct due due;
 
 	if (!vm->cfg.counter_mode) {
 		c->started = true; /* noticed, and told to stop: steps mode ignores events */
 		return 0;
 	}
-	if (c->started) {
-		c->blocks += c->armed;
-		vclock_advance(&vm->clock, c->armed * vm->cfg.block_ns);
+	if (!read_registers(vm, &regs))
+		return 0;
+	/* the events run since this process's last read: its countdown, not another's */
+	o = owed_by(c, reading_process(vm, &regs));
+	o->last = ++c->reads;
+	if (c->started && !first_read(&regs)) {
+		c->blocks += o->armed;
+		vclock_advance(&vm->clock, o->armed * vm->cfg.block_ns);
 		if (vm->event_log)
-			logged = log_event(vm, c->blocks);
+			logged = log_event(vm, &regs, c->blocks);
 	}
 	c->started = true;
 	due = take_due(vm);
@@ -335,22 +395,26 @@ uint32_t counter_read(struct vm *vm)
 				(due.prio ? VM_EVENT_LANDED_PRIORITY : 0);
 	if (c->fair) /* every process that reads leaves SCHED_FIFO (its runtime does it once) */
 		due.prio = REWIND_COUNTER_PRIO_FAIR;
-	c->armed = next_countdown(vm);
-	return logged_answer(vm, c->armed | due.prio << REWIND_COUNTER_PRIO_SHIFT |
-					 (due.preempt ? REWIND_COUNTER_PREEMPT : 0));
+	o->armed = next_countdown(vm);
+	return logged_answer(vm, o,
+			     o->armed | due.prio << REWIND_COUNTER_PRIO_SHIFT |
+				     (due.preempt ? REWIND_COUNTER_PREEMPT : 0));
 }
 
-void counter_settle(struct vm *vm, uint64_t left)
+void counter_settle(struct vm *vm, uint64_t left, uint32_t pid)
 {
 	struct vm_counter *c = &vm->counter;
+	struct counter_owed *o = owed_find(c, c->kernel_events ? 0 : pid);
 
-	if (vm->event_log && left == 1)
-		left = c->log_left; /* logging, the runtime counts down from 1: the real count */
-	if (!vm->cfg.counter_mode || !c->started || left > c->armed)
+	if (!o)
 		return;
-	c->blocks += c->armed - left;
-	vclock_advance(&vm->clock, (c->armed - left) * vm->cfg.block_ns);
-	c->armed = (uint32_t)left;
+	if (vm->event_log && left == 1)
+		left = o->log_left; /* logging, the runtime counts down from 1: the real count */
+	if (!vm->cfg.counter_mode || !c->started || left > o->armed)
+		return;
+	c->blocks += o->armed - left;
+	vclock_advance(&vm->clock, (o->armed - left) * vm->cfg.block_ns);
+	o->armed = (uint32_t)left;
 }
 
 void counter_preempt(struct vm *vm, uint32_t value)

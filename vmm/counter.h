@@ -16,11 +16,28 @@
  * counted by the guest runtime, which reads REWIND_PORT_COUNTER each time
  * the countdown the VMM handed out runs down.
  */
+#define COUNTER_PROCESSES 8 /* processes whose countdowns the VMM keeps at once */
+
+/*
+ * The countdown handed out to one process at its last read. Each process
+ * counts down its own (its threads share it): a runner that forks and
+ * execs the test, as libuv's does, holds a countdown of up to a time slice
+ * while it waits, and the test's reads must not count it as run.
+ */
+struct counter_owed {
+	bool used;
+	uint32_t pid; /* REWIND_COUNTER_PROCESS_SHIFT's process (0: the kernel's, or one) */
+	uint32_t armed;
+	uint32_t log_left; /* event log: events the real countdown has left */
+	uint64_t last; /* the read that used it last (vm_counter.reads): the oldest makes room */
+};
+
 struct vm_counter {
-	bool started;	      /* the job's runtime made its first read */
-	bool kernel_events;   /* the guest kernel counts the events (REWIND_RT_KERNEL_EVENTS) */
-	uint64_t blocks;      /* blocks run up to the last read */
-	uint32_t armed;	      /* the countdown handed out at the last read */
+	bool started;	    /* the job's runtime made its first read */
+	bool kernel_events; /* the guest kernel counts the events (REWIND_RT_KERNEL_EVENTS) */
+	uint64_t blocks;    /* blocks run up to the last read */
+	struct counter_owed owed[COUNTER_PROCESSES];
+	uint64_t reads;	      /* counter reads so far */
 	uint64_t slice_start; /* blocks at the last preemption (time slice) */
 	/* the schedule's injections that act at events (preempt, demote) */
 	struct schedule_queue event_queue;
@@ -42,7 +59,6 @@ struct vm_counter {
 	 * fair scheduler (counter_go_fair) until fair_until */
 	bool fair;
 	uint64_t fair_until;
-	uint32_t log_left; /* event log: events the real countdown has left */
 };
 
 /*
@@ -104,8 +120,8 @@ void counter_event_name(uint32_t what, char *name, size_t len);
  */
 void counter_preempt(struct vm *vm, uint32_t value);
 
-/* The runtime says left of its countdown remain: the events run so far are counted. */
-void counter_settle(struct vm *vm, uint64_t left);
+/* Process pid's runtime says left of its countdown remain: its events so far are counted. */
+void counter_settle(struct vm *vm, uint64_t left, uint32_t pid);
 
 /*
  * pct mode, the step budget ran out: the run goes on for budget more steps

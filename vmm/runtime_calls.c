@@ -29,7 +29,7 @@ uint32_t runtime_call(struct vm *vm)
 	case REWIND_RT_FEEDBACK:
 		return feedback_register(vm, regs.rsi, (uint32_t)regs.rcx);
 	case REWIND_RT_FLUSH:
-		counter_settle(vm, regs.rsi);
+		counter_settle(vm, regs.rsi, (uint32_t)regs.rcx);
 		feedback_read(vm);
 		return 0;
 	case REWIND_RT_KERNEL_EVENTS:

@@ -28,7 +28,10 @@
  * at a read, vmm/counter.c). */
 uint32_t rt_countdown = UINT32_MAX;
 int rt_under_rewind;
-static int counting;   /* the VMM counts this program's events */
+static int counting; /* the VMM counts this program's events */
+/* This process's id, in every counter read: the VMM keeps a countdown per
+ * process (a runner's and the test it runs count apart). */
+static uint32_t rt_process;
 int rt_pct_priorities; /* the VMM hands out SCHED_FIFO priorities (pct mode) */
 
 /* The lowest SCHED_FIFO priority: where the VMM also puts a thread whose pct
@@ -46,9 +49,11 @@ static uint32_t read_counter(uintptr_t pc, uintptr_t addr, uint32_t what)
 {
 	uint32_t next;
 
+	uint64_t event = (uint64_t)rt_process << REWIND_COUNTER_PROCESS_SHIFT | what;
+
 	__asm__ volatile("inl %w1, %0"
 			 : "=a"(next)
-			 : "Nd"((uint16_t)REWIND_PORT_COUNTER), "D"(pc), "S"(addr), "c"(what)
+			 : "Nd"((uint16_t)REWIND_PORT_COUNTER), "D"(pc), "S"(addr), "c"(event)
 			 : "memory");
 	return next;
 }
@@ -145,6 +150,17 @@ static int under_rewind(void)
 }
 
 /*
+ * A forked child counts its own events from here: its first read, on a
+ * countdown of its own (the parent's goes on in the parent).
+ */
+static void runtime_forked(void)
+{
+	rt_process = (uint32_t)getpid();
+	if (counting)
+		rt_countdown_expired(0, 0, 0);
+}
+
+/*
  * Before main and before any thread (threads inherit the port access): the
  * main thread's priority (PCT mode), the feedback map, then the first read,
  * which says whether this run counts events and may already preempt.
@@ -166,6 +182,8 @@ __attribute__((constructor(101))) static void runtime_start(void)
 		rt_set_priority(prio);
 	}
 	rt_feedback_register();
+	rt_process = (uint32_t)getpid();
+	pthread_atfork(NULL, NULL, runtime_forked);
 	counting = 1;
 	rt_countdown_expired(0, 0, 0); /* no event: the start */
 }
@@ -173,5 +191,5 @@ __attribute__((constructor(101))) static void runtime_start(void)
 /* The program exits normally: the VMM takes the feedback while it still can. */
 __attribute__((destructor(101))) static void runtime_stop(void)
 {
-	rt_call(REWIND_RT_FLUSH, counting ? rt_countdown : 0, 0);
+	rt_call(REWIND_RT_FLUSH, counting ? rt_countdown : 0, rt_process);
 }

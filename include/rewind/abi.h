@@ -79,9 +79,12 @@ enum rewind_port {
 	 * RSI holds the event's data address (0: none) and RCX what it is:
 	 * a kind in bits 8..15 (1 read, 2 write, 3 atomic read-modify-write,
 	 * 4 synchronisation operation, 5 basic block) and the access size in
-	 * bytes in bits 0..7 (guest/runtime/runtime.h RT_EV_*); the first read
-	 * passes 0 in both. Only the VMM's event log reads them (older
-	 * runtimes leave whatever was there). */
+	 * bytes in bits 0..7 (guest/runtime/runtime.h RT_EV_*); a process's
+	 * first read (its runtime starts, or it was forked) passes 0 in both.
+	 * RCX's bits 32..63 name the reading process (its pid; 0 from the guest
+	 * kernel and from older runtimes): each process counts down its own
+	 * countdown, and the VMM keeps one per process
+	 * (REWIND_COUNTER_PROCESS_SHIFT). */
 	REWIND_PORT_COUNTER = REWIND_PORT(9),
 	/* INL from the instrumented runtime: RDI holds a call (enum
 	 * rewind_runtime_call), RSI and RCX its arguments; returns the answer */
@@ -107,6 +110,8 @@ enum rewind_port {
  * kernel's fair scheduler, for the rest of the run (pct mode's fair
  * continuation, vmm/counter.c). */
 #define REWIND_COUNTER_PRIO_FAIR 0x7fu
+/* A counter read's RCX: what the event is below, the reading process above. */
+#define REWIND_COUNTER_PROCESS_SHIFT 32
 
 /* Calls on REWIND_PORT_RUNTIME (RDI): from a job's instrumented runtime, or
  * from the guest kernel where it counts a plain job's events. */
@@ -119,7 +124,8 @@ enum rewind_runtime_call {
 	 * if the VMM reads it */
 	REWIND_RT_FEEDBACK = 2,
 	/* the program is about to exit: the VMM reads the feedback map now;
-	 * RSI: what is left of the countdown (its events so far are counted) */
+	 * RSI: what is left of the countdown (its events so far are counted),
+	 * RCX: the process (as in its counter reads) */
 	REWIND_RT_FLUSH = 3,
 	/* from the guest kernel, before its first REWIND_PORT_COUNTER read: it
 	 * counts the events of a process built without the runtime (its
