@@ -156,6 +156,7 @@ static int under_rewind(void)
 static void runtime_forked(void)
 {
 	rt_process = (uint32_t)getpid();
+	rt_threads_forked();
 	if (counting)
 		rt_countdown_expired(0, 0, 0);
 }
@@ -181,6 +182,7 @@ __attribute__((constructor(101))) static void runtime_start(void)
 		rt_pct_priorities = 1;
 		rt_set_priority(prio);
 	}
+	rt_threads_start();
 	rt_feedback_register();
 	rt_process = (uint32_t)getpid();
 	pthread_atfork(NULL, NULL, runtime_forked);

@@ -30,6 +30,15 @@ extern uint32_t rt_countdown;
 /* An access's size as the low bits of `what` (a range counts as its first 255 bytes). */
 #define RT_EV_SIZE(n) ((n) < RT_EV_SIZE_MASK ? (uint32_t)(n) : RT_EV_SIZE_MASK)
 
+/*
+ * pct mode, and the process has one live thread (threads.c): nothing can
+ * race with its accesses, so they are no events, as the guest kernel counts
+ * a plain process's (no change point lands in a phase where nothing else
+ * can run, and the runner of a test, its setup and its checks after the
+ * join no longer dilute PCT's positions).
+ */
+extern int rt_events_off;
+
 /* The countdown ran out at the event at pc on addr (counter.c). */
 void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what);
 
@@ -39,6 +48,8 @@ void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what);
  */
 static inline void rt_event(uintptr_t pc, uintptr_t addr, uint32_t what)
 {
+	if (rt_events_off)
+		return;
 	if (__builtin_expect(--rt_countdown == 0, 0))
 		rt_countdown_expired(pc, addr, what);
 }
@@ -70,6 +81,16 @@ int rt_on_own_stack(uintptr_t addr);
 
 /* The calling thread's number (1, 2, ... in order of its first event). */
 uint32_t rt_thread_number(void);
+
+/*
+ * Live threads (threads.c): the runtime starts (pct mode known), a thread is
+ * about to be created (it may run first), its creation failed, the process
+ * was forked (its one thread goes on).
+ */
+void rt_threads_start(void);
+void rt_thread_creating(void);
+void rt_thread_not_created(void);
+void rt_threads_forked(void);
 
 /* Feedback (feedback.c): a load at pc of addr, a store at pc to addr. */
 void rt_feedback_load(uintptr_t pc, uintptr_t addr);

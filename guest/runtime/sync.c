@@ -155,9 +155,15 @@ int WRAP(pthread_create)(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(v
 	pthread_attr_t own;
 	uint32_t prio;
 
+	int rc;
+
 	rt_event(RT_CALLER(), 0, RT_EV_SYNC);
 	prio = rt_call(REWIND_RT_THREAD_PRIORITY, 0, 0);
 	if (prio)
 		attr = with_priority(attr, &own, prio);
-	return REAL(pthread_create)(t, attr, fn, arg);
+	rt_thread_creating();
+	rc = REAL(pthread_create)(t, attr, fn, arg);
+	if (rc != 0)
+		rt_thread_not_created();
+	return rc;
 }
