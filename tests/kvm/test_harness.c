@@ -743,6 +743,22 @@ static void test_counter_mode_needs_an_instrumented_job(void **state)
 	expect_status(r, 0, "the job is not instrumented: its schedule events are its threads'");
 }
 
+/* PCT samples (seed 1) of command fail with failure class cls within samples runs. */
+static void pct_samples_find(const char *command, int samples, const char *cls)
+{
+	struct run *r = new_run();
+	char cmd[512], want[128];
+
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --random %d --pct --random-seed 1 --artifacts " DIR "/samples-art -- %s",
+		 samples, command);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+	snprintf(want, sizeof(want), "random: first failure (%s) after ", cls);
+	assert_non_null(strstr(r->out, want));
+	print_message("%s", r->out);
+}
+
 /*
  * pct mode for a binary built without Rewind (linux/patches/0016): the
  * guest kernel makes its threads' accesses off their own stacks schedule
@@ -752,7 +768,7 @@ static void test_counter_mode_needs_an_instrumented_job(void **state)
  */
 static void test_pct_mode_traps_a_plain_binarys_shared_memory(void **state)
 {
-	struct run *a = new_run(), *b = new_run(), *r = new_run();
+	struct run *a = new_run(), *b = new_run();
 	char ta[19], tb[19];
 	const char *events;
 
@@ -769,12 +785,7 @@ static void test_pct_mode_traps_a_plain_binarys_shared_memory(void **state)
 	trace_of(a, ta);
 	trace_of(b, tb);
 	assert_string_equal(ta, tb);
-	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR "/plain-pct-art -- "
-		   "/tests/plain/check_then_act",
-	   r);
-	expect_status(r, 0, NULL);
-	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
-	print_message("%s", r->out);
+	pct_samples_find("/tests/plain/check_then_act", 200, "signal");
 }
 
 /*
@@ -784,17 +795,10 @@ static void test_pct_mode_traps_a_plain_binarys_shared_memory(void **state)
 static void plain_bug_found_and_twin_passes(const char *name, const char *cls)
 {
 	struct run *r = new_run();
-	char cmd[512], want[128];
+	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd),
-		 HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR
-			 "/plain-%s-art -- /tests/plain/%s",
-		 name, name);
-	sh(cmd, r);
-	expect_status(r, 0, NULL);
-	snprintf(want, sizeof(want), "random: first failure (%s) after ", cls);
-	assert_non_null(strstr(r->out, want));
-	print_message("%s", r->out);
+	snprintf(cmd, sizeof(cmd), "/tests/plain/%s", name);
+	pct_samples_find(cmd, 200, cls);
 	snprintf(cmd, sizeof(cmd),
 		 HARNESS " --random 30 --pct --random-seed 1 -- /tests/plain/%s_fixed", name);
 	sh(cmd, r);
@@ -881,15 +885,8 @@ static void test_pct_mode_keeps_a_plain_programs_results(void **state)
  */
 static void test_pct_mode_traps_again_after_the_process_was_alone(void **state)
 {
-	struct run *r = new_run();
-
 	(void)state;
-	sh(HARNESS " --random 200 --pct --random-seed 1 --artifacts " DIR
-		   "/passes-art -- /bin/passes",
-	   r);
-	expect_status(r, 0, NULL);
-	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
-	print_message("%s", r->out);
+	pct_samples_find("/bin/passes", 200, "signal");
 }
 
 /* --- pct mode --------------------------------------------------------------- */
@@ -992,12 +989,7 @@ static void test_pct_mode_counts_a_runners_and_its_childs_events_apart(void **st
 	expect_status(logged, 0, "outcome pass at step ");
 	trace_of(logged, logged_trace);
 	assert_string_equal(trace, logged_trace);
-	sh(HARNESS " --random 100 --pct --random-seed 1 --artifacts " DIR "/forked-art -- "
-		   "/tests/forked_suite",
-	   r);
-	expect_status(r, 0, NULL);
-	assert_non_null(strstr(r->out, "random: first failure (exit) after "));
-	print_message("%s", r->out);
+	pct_samples_find("/tests/forked_suite", 100, "exit");
 }
 
 /*
