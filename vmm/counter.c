@@ -127,11 +127,10 @@ static uint64_t event_address(struct vm *vm)
 	return read_registers(vm, &regs) ? regs.rdi : 0;
 }
 
-/* The reading process (RCX's upper half); the guest kernel counts one process. */
-static uint32_t reading_process(const struct vm *vm, const struct kvm_regs *regs)
+/* The reading process (RCX's upper half): 0 for the guest kernel, which counts one at a time. */
+static uint32_t reading_process(const struct kvm_regs *regs)
 {
-	return vm->counter.kernel_events ? 0
-					 : (uint32_t)(regs->rcx >> REWIND_COUNTER_PROCESS_SHIFT);
+	return (uint32_t)(regs->rcx >> REWIND_COUNTER_PROCESS_SHIFT);
 }
 
 /* A process's first read (its runtime starts, or it was forked): no event, nothing run yet. */
@@ -339,7 +338,7 @@ bool counter_read_unseen(struct vm *vm, uint32_t *answer)
 	if (!vm->event_log || !vm->cfg.counter_mode || !c->started || !read_registers(vm, &regs) ||
 	    first_read(&regs))
 		return false;
-	o = owed_find(c, reading_process(vm, &regs));
+	o = owed_find(c, reading_process(&regs));
 	if (!o || o->log_left <= 1)
 		return false;
 	o->log_left--;
@@ -372,7 +371,7 @@ uint32_t counter_read(struct vm *vm)
 	if (!read_registers(vm, &regs))
 		return 0;
 	/* the events run since this process's last read: its countdown, not another's */
-	o = owed_by(c, reading_process(vm, &regs));
+	o = owed_by(c, reading_process(&regs));
 	o->last = ++c->reads;
 	if (c->started && !first_read(&regs)) {
 		c->blocks += o->armed;
@@ -404,7 +403,7 @@ uint32_t counter_read(struct vm *vm)
 void counter_settle(struct vm *vm, uint64_t left, uint32_t pid)
 {
 	struct vm_counter *c = &vm->counter;
-	struct counter_owed *o = owed_find(c, c->kernel_events ? 0 : pid);
+	struct counter_owed *o = owed_find(c, pid);
 
 	if (!o)
 		return;

@@ -279,14 +279,17 @@ bool ports_timer_due(struct vm *vm)
  * The shared page's flags now: in pct mode, while no runtime counts events
  * (an instrumented job's starts counting before its first thread), the
  * guest kernel makes them at the accesses of a process's threads off their
- * own stacks (linux/patches/0016), from its first thread on.
+ * own stacks (linux/patches/0016), from its first thread on; of each such
+ * process in turn (a runner's children, one after the other), so the
+ * kernel's own counting leaves the flag set.
  */
 void ports_set_flags(struct vm *vm)
 {
+	const struct vm_counter *c = &vm->counter;
 	struct rewind_shared *sh = ports_shared(vm);
 
 	if (sh)
-		sh->flags = vm->cfg.pct && !vm->counter.started && !vm->counter.fair
+		sh->flags = vm->cfg.pct && (!c->started || c->kernel_events) && !c->fair
 				    ? REWIND_SHARED_TRAP_MEMORY
 				    : 0;
 }
