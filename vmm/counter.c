@@ -309,7 +309,8 @@ static struct vm_event *log_event(struct vm *vm, const struct kvm_regs *regs, ui
 				.tid = ports_current_tid(vm),
 				.what = (uint32_t)regs->rcx & 0xffffu,
 				.pc = regs->rdi,
-				.addr = regs->rsi};
+				.addr = regs->rsi,
+				.pid = reading_process(regs)};
 	/* a little-endian value of up to 8 bytes; an address not mapped yet reads 0 */
 	ev->value = value_at(vm, ev);
 	note_after(vm, log, log->count - 1);
@@ -400,10 +401,32 @@ uint32_t counter_read(struct vm *vm)
 				     (due.preempt ? REWIND_COUNTER_PREEMPT : 0));
 }
 
+/*
+ * Process pid is about to exit: its threads' last events get their values
+ * after them now (their next events never come: a thread ended, or the
+ * process was left with one thread, which makes none in pct mode).
+ */
+static void note_after_exit(struct vm *vm, uint32_t pid)
+{
+	struct vm_event_log *log = vm->event_log;
+
+	for (uint32_t t = 0; t < log->threads; t++) {
+		struct vm_event *ev = &log->at[log->last_at[t]];
+
+		if (ev->pid == pid && !(ev->what & VM_EVENT_AFTER)) {
+			ev->after = value_at(vm, ev);
+			ev->what |= VM_EVENT_AFTER;
+		}
+	}
+}
+
 void counter_settle(struct vm *vm, uint64_t left, uint32_t pid)
 {
 	struct vm_counter *c = &vm->counter;
 	struct counter_owed *o = owed_find(c, pid);
+
+	if (vm->event_log)
+		note_after_exit(vm, pid);
 
 	if (!o)
 		return;

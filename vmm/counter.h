@@ -73,8 +73,10 @@ struct vm_event {
 	uint64_t pc;	/* the code address of the event */
 	uint64_t addr;	/* the data address (0: none) */
 	uint64_t value; /* the first min(size, 8) bytes at addr before the access; 0 if unmapped */
-	uint64_t after; /* VM_EVENT_AFTER: the same bytes when its thread's next event came (the
-			 * access had happened: a store's value, a landed load's) */
+	uint64_t after; /* VM_EVENT_AFTER: the same bytes when its thread's next event came, or
+			 * its process ended (the access had happened: a store's value, a
+			 * landed load's) */
+	uint32_t pid;	/* the process (REWIND_COUNTER_PROCESS_SHIFT; 0: the kernel's) */
 };
 
 /*
