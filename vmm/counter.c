@@ -262,7 +262,7 @@ static uint64_t value_at(struct vm *vm, const struct vm_event *ev)
  * The thread's previous event has made its access by now (even one a
  * preemption landed at): its value after it, which is what a store wrote.
  */
-static void note_after(struct vm *vm, struct vm_event_log *log, uint32_t at)
+static void note_after(struct vm *vm, struct vm_event_log *log, uint32_t at, uint32_t pid)
 {
 	uint32_t tid = log->at[at].tid, t = 0;
 	struct vm_event *before = at ? &log->at[at - 1] : NULL;
@@ -292,6 +292,7 @@ static void note_after(struct vm *vm, struct vm_event_log *log, uint32_t at)
 		}
 	}
 	log->last_at[t] = at;
+	log->last_pid[t] = pid;
 }
 
 /* Logs the event at this read (the runtime's RDI, RSI, RCX) as event number index. */
@@ -309,11 +310,10 @@ static struct vm_event *log_event(struct vm *vm, const struct kvm_regs *regs, ui
 				.tid = ports_current_tid(vm),
 				.what = (uint32_t)regs->rcx & 0xffffu,
 				.pc = regs->rdi,
-				.addr = regs->rsi,
-				.pid = reading_process(regs)};
+				.addr = regs->rsi};
 	/* a little-endian value of up to 8 bytes; an address not mapped yet reads 0 */
 	ev->value = value_at(vm, ev);
-	note_after(vm, log, log->count - 1);
+	note_after(vm, log, log->count - 1, reading_process(regs));
 	return ev;
 }
 
@@ -413,7 +413,7 @@ static void note_after_exit(struct vm *vm, uint32_t pid)
 	for (uint32_t t = 0; t < log->threads; t++) {
 		struct vm_event *ev = &log->at[log->last_at[t]];
 
-		if (ev->pid == pid && !(ev->what & VM_EVENT_AFTER)) {
+		if (log->last_pid[t] == pid && !(ev->what & VM_EVENT_AFTER)) {
 			ev->after = value_at(vm, ev);
 			ev->what |= VM_EVENT_AFTER;
 		}

@@ -76,7 +76,6 @@ struct vm_event {
 	uint64_t after; /* VM_EVENT_AFTER: the same bytes when its thread's next event came, or
 			 * its process ended (the access had happened: a store's value, a
 			 * landed load's) */
-	uint32_t pid;	/* the process (REWIND_COUNTER_PROCESS_SHIFT; 0: the kernel's) */
 };
 
 /*
@@ -96,6 +95,7 @@ struct vm_event_log {
 	uint64_t dropped; /* events past cap, not logged */
 	/* each thread's last logged event, whose `after` its next event fills in */
 	uint32_t last_tid[VM_EVENT_THREADS], last_at[VM_EVENT_THREADS], threads;
+	uint32_t last_pid[VM_EVENT_THREADS]; /* its process (REWIND_COUNTER_PROCESS_SHIFT) */
 };
 
 struct vm;

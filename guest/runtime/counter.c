@@ -47,9 +47,8 @@ void __sanitizer_cov_trace_pc(void);
  */
 static uint32_t read_counter(uintptr_t pc, uintptr_t addr, uint32_t what)
 {
-	uint32_t next;
-
 	uint64_t event = (uint64_t)rt_process << REWIND_COUNTER_PROCESS_SHIFT | what;
+	uint32_t next;
 
 	__asm__ volatile("inl %w1, %0"
 			 : "=a"(next)

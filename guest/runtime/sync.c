@@ -154,7 +154,6 @@ int WRAP(pthread_create)(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(v
 {
 	pthread_attr_t own;
 	uint32_t prio;
-
 	int rc;
 
 	rt_event(RT_CALLER(), 0, RT_EV_SYNC);
