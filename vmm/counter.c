@@ -119,24 +119,22 @@ static bool read_registers(struct vm *vm, struct kvm_regs *regs)
 	return true;
 }
 
-/* The address of the event the program is at: the runtime's RDI at its read. */
-static uint64_t event_address(struct vm *vm)
-{
-	struct kvm_regs regs;
-
-	return read_registers(vm, &regs) ? regs.rdi : 0;
-}
-
 /* The reading process (RCX's upper half): 0 for the guest kernel, which counts one at a time. */
 static uint32_t reading_process(const struct kvm_regs *regs)
 {
 	return (uint32_t)(regs->rcx >> REWIND_COUNTER_PROCESS_SHIFT);
 }
 
+/* What the event at a read is (RCX's low bits, guest/runtime/runtime.h RT_EV_*). */
+static uint32_t event_what(const struct kvm_regs *regs)
+{
+	return (uint32_t)regs->rcx & 0xffffu;
+}
+
 /* A process's first read (its runtime starts, or it was forked): no event, nothing run yet. */
 static bool first_read(const struct kvm_regs *regs)
 {
-	return (regs->rcx & 0xffffu) == 0;
+	return event_what(regs) == 0;
 }
 
 /* pid's countdown, or NULL. */
@@ -163,11 +161,12 @@ static struct counter_owed *owed_by(struct vm_counter *c, uint32_t pid)
 	return room;
 }
 
-static void trace_preempt(struct vm *vm, enum preempt_why why)
+/* A preemption at the read whose registers are regs (RDI: the event's code address). */
+static void trace_preempt(struct vm *vm, enum preempt_why why, const struct kvm_regs *regs)
 {
 	struct trace_record rec = {.step = vm->steps,
 				   .type = TRACE_PREEMPT,
-				   .args = {vm->counter.blocks, why, event_address(vm)}};
+				   .args = {vm->counter.blocks, why, regs->rdi}};
 
 	trace_append(&vm->trace, &rec, NULL);
 }
@@ -212,14 +211,14 @@ static uint64_t slice_length(const struct vm *vm)
  * priority; the preemption puts the thread behind the others there, see
  * linux/patches/0004: threads that all end up there take turns).
  */
-static bool slice_over(struct vm *vm, struct due *due)
+static bool slice_over(struct vm *vm, struct due *due, const struct kvm_regs *regs)
 {
 	const struct vm_counter *c = &vm->counter;
 	uint64_t slice = slice_length(vm);
 
 	if (due->preempt || due->prio || !slice || c->blocks < c->slice_start + slice)
 		return false;
-	trace_preempt(vm, PREEMPT_WHY_SLICE);
+	trace_preempt(vm, PREEMPT_WHY_SLICE, regs);
 	due->preempt = true;
 	if (vm->cfg.pct && !c->fair)
 		due->prio = PCT_SLICE_PRIO;
@@ -308,7 +307,7 @@ static struct vm_event *log_event(struct vm *vm, const struct kvm_regs *regs, ui
 	ev = &log->at[log->count++];
 	*ev = (struct vm_event){.index = index,
 				.tid = ports_current_tid(vm),
-				.what = (uint32_t)regs->rcx & 0xffffu,
+				.what = event_what(regs),
 				.pc = regs->rdi,
 				.addr = regs->rsi};
 	/* a little-endian value of up to 8 bytes; an address not mapped yet reads 0 */
@@ -383,10 +382,10 @@ uint32_t counter_read(struct vm *vm)
 	c->started = true;
 	due = take_due(vm);
 	if (due.preempt)
-		trace_preempt(vm, PREEMPT_WHY_BLOCK);
+		trace_preempt(vm, PREEMPT_WHY_BLOCK, &regs);
 	if (due.prio)
-		trace_preempt(vm, PREEMPT_WHY_DEMOTE);
-	slice_over(vm, &due);
+		trace_preempt(vm, PREEMPT_WHY_DEMOTE, &regs);
+	slice_over(vm, &due, &regs);
 	if (due.preempt || due.prio)
 		c->slice_start = c->blocks;
 	c->preempts_due += due.preempt;
