@@ -759,13 +759,6 @@ static void pct_samples_find(const char *command, int samples, const char *cls)
 	print_message("%s", r->out);
 }
 
-/*
- * pct mode for a binary built without Rewind (linux/patches/0016): the
- * guest kernel makes its threads' accesses off their own stacks schedule
- * events, so priorities and change points reach races that make no system
- * call. The same input gives the same run, and PCT samples find the plain
- * build's check-then-act race (deterministically: seed 1's 14th sample).
- */
 /* The events of a run's outcome line ("..., N events, ..."). */
 static unsigned long events_of(const struct run *r)
 {
@@ -777,6 +770,13 @@ static unsigned long events_of(const struct run *r)
 	return strtoul(events, NULL, 10);
 }
 
+/*
+ * pct mode for a binary built without Rewind (linux/patches/0016): the
+ * guest kernel makes its threads' accesses off their own stacks schedule
+ * events, so priorities and change points reach races that make no system
+ * call. The same input gives the same run, and PCT samples find the plain
+ * build's check-then-act race (deterministically: seed 1's 14th sample).
+ */
 static void test_pct_mode_traps_a_plain_binarys_shared_memory(void **state)
 {
 	struct run *a = new_run(), *b = new_run();
