@@ -75,6 +75,15 @@ struct cli {
 /* Opens h's executor for c's job, the guest's output to output (NULL: none). 0 or -errno. */
 int cli_open_harness(struct harness *h, struct cli *c, FILE *output);
 
+/*
+ * cli_open_harness in its three steps, for the forkserver, which says hello
+ * to afl-fuzz before the boot: c's settings into h; the quick checks and
+ * inputs (executor_prepare); the boot. 0 or -errno (reported).
+ */
+void cli_harness_settings(struct harness *h, const struct cli *c);
+int cli_prepare_harness(struct harness *h, struct cli *c, FILE *output);
+int cli_boot_harness(struct harness *h, const struct cli *c);
+
 /* Says on stderr when the bytes at path are not in the documented format (they are decoded). */
 void cli_say_if_decoded(const char *path, const uint8_t *data, size_t len, const char *doing);
 

@@ -63,6 +63,30 @@ static int run_once(struct harness *h, const char *path, const char *trace_path,
 	return exec_class_is_failure(e.cls) ? STATUS_NOT_OK : STATUS_OK;
 }
 
+/*
+ * Under afl-fuzz: the quick checks, the hello, then the boot (afl-fuzz
+ * times out the hello, not the first pid: forkserver_hello).
+ */
+static int serve_afl(struct harness *h, struct cli *c)
+{
+	static struct forkserver fs; /* its testcase buffer is too big for the stack */
+	int rc = 1;
+
+	cli_harness_settings(h, c);
+	if (cli_prepare_harness(h, c, NULL) < 0)
+		return STATUS_SETUP;
+	if (forkserver_hello(&fs, h, c->file) < 0)
+		goto out;
+	if (cli_boot_harness(h, c) < 0)
+		rw_err("the job did not start after the hello to afl-fuzz, which reports a fork "
+		       "server that failed (AFL_DEBUG_CHILD=1 shows this message)");
+	else
+		rc = forkserver_serve(&fs, h);
+out:
+	forkserver_close(&fs);
+	return rc;
+}
+
 int cmd_run(struct cli *c)
 {
 	static struct harness h;
@@ -77,16 +101,17 @@ int cmd_run(struct cli *c)
 	}
 	if (!afl && c->event_log_path && event_log_alloc(&c->event_log) < 0)
 		return STATUS_SETUP;
-	/* afl-fuzz reads the map; the guest's output would only slow it down */
-	if (cli_open_harness(&h, c, afl ? NULL : c->json ? stderr : stdout) < 0) {
-		executor_close(&h.ex);
-		free(c->event_log.at);
-		return STATUS_SETUP;
-	}
-	rc = afl ? forkserver_serve(&h, c->file) : run_once(&h, c->file, c->trace_path, c->json);
-	if (c->event_log.at && (rc == STATUS_OK || rc == STATUS_NOT_OK) &&
-	    event_log_write(&c->event_log, c->event_log_path) < 0)
+	if (afl) {
+		/* afl-fuzz reads the map; the guest's output would only slow it down */
+		rc = serve_afl(&h, c);
+	} else if (cli_open_harness(&h, c, c->json ? stderr : stdout) < 0) {
 		rc = STATUS_SETUP;
+	} else {
+		rc = run_once(&h, c->file, c->trace_path, c->json);
+		if (c->event_log.at && (rc == STATUS_OK || rc == STATUS_NOT_OK) &&
+		    event_log_write(&c->event_log, c->event_log_path) < 0)
+			rc = STATUS_SETUP;
+	}
 	executor_close(&h.ex);
 	free(c->event_log.at);
 	return rc;

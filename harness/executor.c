@@ -63,8 +63,26 @@ static int boot_to_ready(struct executor *ex)
 	return 0;
 }
 
-int executor_open(struct executor *ex, const struct executor_config *cfg)
+int executor_prepare(struct executor *ex, const struct executor_config *cfg)
 {
+	int rc;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->cfg = *cfg;
+	clock_gettime(CLOCK_MONOTONIC, &ex->opened);
+	rc = kvm_speed_check();
+	if (!rc)
+		rc = run_inputs_prepare(&ex->in, &cfg->run);
+	if (rc)
+		return rc;
+	ex->base_initrd_hash = XXH3_64bits(ex->in.base_initrd, ex->in.base_initrd_len);
+	ex->job_hash = XXH3_64bits(ex->in.job_archive, ex->in.job_archive_len);
+	return 0;
+}
+
+int executor_boot(struct executor *ex)
+{
+	const struct executor_config *cfg = &ex->cfg;
 	struct vm_config vcfg = {.ram_size = cfg->run.mem_bytes,
 				 .epoch_ns = cfg->run.epoch_s * 1000000000ull,
 				 .quantum_ns = CLOCK_DEFAULT_QUANTUM_NS,
@@ -76,20 +94,8 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 				 .output = NULL,
 				 .console = cfg->run.verbose ? stderr : NULL,
 				 .track_dirty = true};
-	struct timespec start;
-	int rc;
+	int rc = vm_create(&ex->vm, &vcfg);
 
-	memset(ex, 0, sizeof(*ex));
-	ex->cfg = *cfg;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = kvm_speed_check();
-	if (!rc)
-		rc = run_inputs_prepare(&ex->in, &cfg->run);
-	if (rc)
-		return rc;
-	ex->base_initrd_hash = XXH3_64bits(ex->in.base_initrd, ex->in.base_initrd_len);
-	ex->job_hash = XXH3_64bits(ex->in.job_archive, ex->in.job_archive_len);
-	rc = vm_create(&ex->vm, &vcfg);
 	ex->vm_created = true;
 	if (rc)
 		return rc;
@@ -98,8 +104,15 @@ int executor_open(struct executor *ex, const struct executor_config *cfg)
 	ex->vm.cfg.wall_ms = cfg->wall_ms;
 	ex->vm.cfg.stuck_ms = cfg->run.stuck_ms;
 	ex->vm.cfg.output = cfg->output;
-	ex->boot_s = host_time_seconds_since(&start);
+	ex->boot_s = host_time_seconds_since(&ex->opened);
 	return rc;
+}
+
+int executor_open(struct executor *ex, const struct executor_config *cfg)
+{
+	int rc = executor_prepare(ex, cfg);
+
+	return rc ? rc : executor_boot(ex);
 }
 
 /* The feature bits the runtime set (0 without an instrumented job). */

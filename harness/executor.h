@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <time.h>
 
 struct executor_config {
 	struct run_options run; /* kernel, initramfs, command, memory, step budget */
@@ -35,7 +36,8 @@ struct executor {
 	struct keyframe kf;
 	size_t job_trace_from;	   /* trace bytes before the job: the boot */
 	struct schedule sorted;	   /* the running input's schedule, by step */
-	double boot_s;		   /* wall time to boot and capture */
+	struct timespec opened;	   /* when executor_prepare began */
+	double boot_s;		   /* wall time to prepare, boot and capture */
 	uint64_t base_initrd_hash; /* XXH3-64 of the base initramfs */
 	uint64_t job_hash;	   /* XXH3-64 of the job's archive (command, added files) */
 	uint64_t pct_events;	   /* pct mode: events of the profile run (0: not profiled yet) */
@@ -69,6 +71,14 @@ cJSON *exec_result_to_json(const struct exec_result *res);
 
 /* Loads the inputs, boots the guest to READY and captures it. 0 or -errno (reported). */
 int executor_open(struct executor *ex, const struct executor_config *cfg);
+
+/*
+ * executor_open in two halves: what is quick and catches a user's mistakes
+ * (KVM usable, the kernel, the image and the --add files read), then the
+ * boot (seconds; minutes in a loaded box). 0 or -errno (reported).
+ */
+int executor_prepare(struct executor *ex, const struct executor_config *cfg);
+int executor_boot(struct executor *ex);
 
 /*
  * Runs one (valid) input from the keyframe. 0, or -EIO if the host failed.

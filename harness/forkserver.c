@@ -90,12 +90,6 @@ static void *attach(const char *env, size_t *size, size_t min_size, const char *
 	return at;
 }
 
-struct testcase_source {
-	const char *path; /* the @@ file, or NULL */
-	uint8_t *shm;	  /* afl's testcase shared memory, or NULL */
-	uint8_t buf[INPUT_MAX_SIZE + 1];
-};
-
 /* The next testcase's bytes; len is one more than INPUT_MAX_SIZE for a too-long input. */
 static int read_testcase(struct testcase_source *src, const uint8_t **data, size_t *len)
 {
@@ -170,13 +164,10 @@ static int serve_one(struct harness *h, struct testcase_source *src, struct outc
 	return put_u32(status);
 }
 
-int forkserver_serve(struct harness *h, const char *input_path)
+int forkserver_hello(struct forkserver *fs, struct harness *h, const char *input_path)
 {
-	static struct testcase_source src; /* the testcase buffer is too big for the stack */
-	struct outcome_cache cache;
-	uint32_t was_killed;
+	struct testcase_source *src = &fs->src;
 	size_t size;
-	int rc;
 
 	/* A smaller map than asked for is what afl-fuzz offers: use all of it. */
 	h->map = attach(SHM_ENV, &size, COVERAGE_MIN_SIZE, "coverage map");
@@ -185,26 +176,37 @@ int forkserver_serve(struct harness *h, const char *input_path)
 	if (!h->map) {
 		put_u32(FS_OPT_ERROR | (errno == EMSGSIZE ? FS_ERROR_MAP_SIZE : FS_ERROR_SHMAT)
 					       << 8);
-		return 1;
+		return -EINVAL;
 	}
-	src.path = input_path;
+	src->path = input_path;
 	if (getenv(SHM_FUZZ_ENV)) {
-		src.shm = attach(SHM_FUZZ_ENV, &size, SHM_FUZZ_MAX, "testcase memory");
-		if (!src.shm)
-			return 1;
+		src->shm = attach(SHM_FUZZ_ENV, &size, SHM_FUZZ_MAX, "testcase memory");
+		if (!src->shm)
+			return -EINVAL;
 	}
 	h->quiet = true; /* afl-fuzz owns the terminal */
-	if (outcome_cache_init(&cache, h->map_size) < 0)
-		return 1;
-	if (hello(h, src.shm != NULL) < 0) {
-		outcome_cache_free(&cache);
-		return 1;
-	}
+	if (outcome_cache_init(&fs->cache, h->map_size) < 0)
+		return -ENOMEM;
+	fs->cache_ready = true;
+	return hello(h, src->shm != NULL);
+}
+
+int forkserver_serve(struct forkserver *fs, struct harness *h)
+{
+	uint32_t was_killed;
+	int rc;
+
 	/* afl zeroes the map before each control word; was_killed needs nothing:
 	 * every execution has already ended by itself when afl reads its status. */
-	while ((rc = get_u32(&was_killed)) == 1 && serve_one(h, &src, &cache) >= 0)
+	while ((rc = get_u32(&was_killed)) == 1 && serve_one(h, &fs->src, &fs->cache) >= 0)
 		;
-	outcome_cache_free(&cache);
 	harness_write_progress(h);
 	return rc == 1 || rc < 0 ? 1 : 0;
+}
+
+void forkserver_close(struct forkserver *fs)
+{
+	if (fs->cache_ready)
+		outcome_cache_free(&fs->cache);
+	fs->cache_ready = false;
 }

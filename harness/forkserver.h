@@ -10,6 +10,7 @@
 #define REWIND_FORKSERVER_H
 
 #include "harness/harness.h"
+#include "harness/outcome_cache.h"
 
 #include <stdbool.h>
 
@@ -23,11 +24,32 @@ bool forkserver_wanted(void);
  */
 int forkserver_tie_to_afl(void);
 
+struct testcase_source {
+	const char *path; /* the @@ file, or NULL */
+	uint8_t *shm;	  /* afl's testcase shared memory, or NULL */
+	uint8_t buf[INPUT_MAX_SIZE + 1];
+};
+
+/* The forkserver's state: where testcases come from, outcomes of recent runs. */
+struct forkserver {
+	struct testcase_source src;
+	struct outcome_cache cache;
+	bool cache_ready;
+};
+
 /*
- * Attaches afl's map, says hello, then serves executions until afl closes
- * the pipe. input_path: the @@ file (NULL: testcases come on stdin, or in
- * shared memory when afl offers it). Returns the process exit status.
+ * Attaches afl's map (h->map, h->map_size cut to what afl offers) and says
+ * hello. input_path: the @@ file (NULL: testcases come on stdin, or in
+ * shared memory when afl offers it). The hello comes before the guest
+ * boots: afl-fuzz waits for it only 10 times its -t (10 s by default),
+ * while it waits for the first execution's pid as long as it takes, and a
+ * boot in a loaded box takes longer. 0, or -errno (reported).
  */
-int forkserver_serve(struct harness *h, const char *input_path);
+int forkserver_hello(struct forkserver *fs, struct harness *h, const char *input_path);
+
+/* Serves executions until afl closes the pipe. Returns the process exit status. */
+int forkserver_serve(struct forkserver *fs, struct harness *h);
+
+void forkserver_close(struct forkserver *fs);
 
 #endif

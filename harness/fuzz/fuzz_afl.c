@@ -51,7 +51,7 @@ static void push_env(struct afl_command *c, const char *setting)
 	c->env[c->envc] = NULL;
 }
 
-/* ms afl-fuzz waits for the harness to boot the guest before its hello */
+/* ms afl-fuzz waits for the harness's hello (which comes before the boot) */
 static unsigned long init_timeout_ms(void)
 {
 	const char *v = getenv("AFL_FORKSRV_INIT_TMOUT");
@@ -127,9 +127,8 @@ static void print_progress(const struct fuzz_paths *p, double elapsed)
 	snprintf(instance, sizeof(instance), "%s/default", p->out);
 	if (fuzz_read_progress(p->progress, &pr)) {
 		fprintf(stderr,
-			"rewind-fuzz: %4.0fs  afl-fuzz is starting the job (a guest boots first; "
-			"afl-fuzz waits %lu s for it)\n",
-			elapsed, init_timeout_ms() / 1000);
+			"rewind-fuzz: %4.0fs  afl-fuzz is starting the job (a guest boots first)\n",
+			elapsed);
 		return;
 	}
 	fprintf(stderr,

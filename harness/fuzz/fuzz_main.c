@@ -55,8 +55,8 @@ static const char USAGE[] =
 	"  128+N  stopped by signal N (130: an interrupt)\n"
 	"\n"
 	"Environment: REWIND_HARNESS, REWIND_MUTATOR (other tools than the built\n"
-	"ones), AFL_FORKSRV_INIT_TMOUT (ms afl-fuzz waits for the job to boot;\n"
-	"default 120000).\n";
+	"ones), AFL_FORKSRV_INIT_TMOUT (ms afl-fuzz waits for the harness's hello,\n"
+	"which comes before the guest boots; default 120000).\n";
 
 static int parse_seconds(const char *text, unsigned int *out)
 {

@@ -1296,6 +1296,50 @@ static void test_forkserver_answers_for_a_guest_that_never_exits(void **state)
 	stop_forkserver(&a);
 }
 
+/*
+ * The hello comes before the boot: afl-fuzz gives the hello 10 times its
+ * -t (10 s by default), less than a boot takes in a loaded box, and waits
+ * for the first pid as long as it takes. A job whose guest never gets
+ * ready shows the order: the hello arrives, then the harness ends without
+ * a pid and says why on stderr (which afl-fuzz shows with AFL_DEBUG_CHILD=1).
+ * A missing kernel is still found before the hello.
+ */
+static void test_forkserver_says_hello_before_the_boot(void **state)
+{
+	struct afl_side a = {.fuzz_id = -1};
+	struct run *r = new_run();
+	uint32_t word;
+	int raw;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p " DIR), 0);
+	start_forkserver(&a, 65536, DIR "/current -- /bin/no-such-test");
+	hello(&a);
+	assert_int_equal(read(a.st, &word, 4), 0); /* the boot failed: the harness ended */
+	assert_int_equal(waitpid(a.pid, &raw, 0), a.pid);
+	assert_true(WIFEXITED(raw) && WEXITSTATUS(raw) != 0);
+	sh("cat " DIR "/forkserver.err", r);
+	print_message("%s", r->out);
+	assert_non_null(strstr(r->out, "the guest never got ready for the job"));
+	assert_non_null(strstr(r->out, "the job did not start after the hello to afl-fuzz"));
+	close(a.ctl);
+	close(a.st);
+	shmdt(a.map);
+	shmctl(a.shm_id, IPC_RMID, NULL);
+
+	a = (struct afl_side){.fuzz_id = -1};
+	start_forkserver(&a, 65536, "--kernel /no/such/bzImage " DIR "/current");
+	assert_int_equal(read(a.st, &word, 4), 0); /* no hello */
+	assert_int_equal(waitpid(a.pid, &raw, 0), a.pid);
+	assert_true(WIFEXITED(raw) && WEXITSTATUS(raw) != 0);
+	sh("cat " DIR "/forkserver.err", r);
+	assert_non_null(strstr(r->out, "no guest kernel at /no/such/bzImage"));
+	close(a.ctl);
+	close(a.st);
+	shmdt(a.map);
+	shmctl(a.shm_id, IPC_RMID, NULL);
+}
+
 /* --- afl-fuzz itself -------------------------------------------------------- */
 
 static double stat_of(const char *stats, const char *name)
@@ -2081,6 +2125,7 @@ int main(void)
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_a_rerun_from_its_cache),
 		cmocka_unit_test(test_forkserver_answers_for_a_guest_that_never_exits),
+		cmocka_unit_test(test_forkserver_says_hello_before_the_boot),
 		cmocka_unit_test(test_artifact_write_failure_loses_nothing),
 		cmocka_unit_test(test_explain_names_the_stalled_deposit),
 		cmocka_unit_test(test_explain_names_count_in_tally),
