@@ -19,7 +19,10 @@
 
 #define KVM_SPEED_TRIES 3 /* a slow loop is timed again, the best kept */
 
-/* Times the loop in a fresh VM into *ms. 0, or -errno when /dev/kvm is unusable. */
+/*
+ * Times the loop in a fresh VM into *ms, in the thread's CPU time (the guest's
+ * included). 0, or -errno when /dev/kvm is unusable.
+ */
 int kvm_speed_measure(double *ms);
 
 /*
