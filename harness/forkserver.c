@@ -187,7 +187,6 @@ int forkserver_hello(struct forkserver *fs, struct harness *h, const char *input
 	h->quiet = true; /* afl-fuzz owns the terminal */
 	if (outcome_cache_init(&fs->cache, h->map_size) < 0)
 		return -ENOMEM;
-	fs->cache_ready = true;
 	return hello(h, src->shm != NULL);
 }
 
@@ -206,7 +205,5 @@ int forkserver_serve(struct forkserver *fs, struct harness *h)
 
 void forkserver_close(struct forkserver *fs)
 {
-	if (fs->cache_ready)
-		outcome_cache_free(&fs->cache);
-	fs->cache_ready = false;
+	outcome_cache_free(&fs->cache);
 }

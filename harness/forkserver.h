@@ -33,8 +33,7 @@ struct testcase_source {
 /* The forkserver's state: where testcases come from, outcomes of recent runs. */
 struct forkserver {
 	struct testcase_source src;
-	struct outcome_cache cache;
-	bool cache_ready;
+	struct outcome_cache cache; /* zeroed until forkserver_hello sets it up */
 };
 
 /*
@@ -50,6 +49,7 @@ int forkserver_hello(struct forkserver *fs, struct harness *h, const char *input
 /* Serves executions until afl closes the pipe. Returns the process exit status. */
 int forkserver_serve(struct forkserver *fs, struct harness *h);
 
+/* Frees what forkserver_hello set up (nothing, if it did not get that far). */
 void forkserver_close(struct forkserver *fs);
 
 #endif

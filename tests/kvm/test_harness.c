@@ -1158,14 +1158,13 @@ static size_t map_bytes_set(const struct afl_side *a)
 	return n;
 }
 
-static void stop_forkserver(struct afl_side *a)
+/* Closes afl's side, waits for the harness, frees the shared memory: its wait status. */
+static int end_forkserver(struct afl_side *a)
 {
 	int raw;
 
 	close(a->ctl);
 	assert_int_equal(waitpid(a->pid, &raw, 0), a->pid);
-	assert_true(WIFEXITED(raw));
-	assert_int_equal(WEXITSTATUS(raw), 0);
 	close(a->st);
 	shmdt(a->map);
 	shmctl(a->shm_id, IPC_RMID, NULL);
@@ -1173,6 +1172,15 @@ static void stop_forkserver(struct afl_side *a)
 		shmdt(a->testcase);
 		shmctl(a->fuzz_id, IPC_RMID, NULL);
 	}
+	return raw;
+}
+
+static void stop_forkserver(struct afl_side *a)
+{
+	int raw = end_forkserver(a);
+
+	assert_true(WIFEXITED(raw));
+	assert_int_equal(WEXITSTATUS(raw), 0);
 }
 
 /* The input file's bytes into afl's testcase shared memory. */
@@ -1316,28 +1324,20 @@ static void test_forkserver_says_hello_before_the_boot(void **state)
 	start_forkserver(&a, 65536, DIR "/current -- /bin/no-such-test");
 	hello(&a);
 	assert_int_equal(read(a.st, &word, 4), 0); /* the boot failed: the harness ended */
-	assert_int_equal(waitpid(a.pid, &raw, 0), a.pid);
+	raw = end_forkserver(&a);
 	assert_true(WIFEXITED(raw) && WEXITSTATUS(raw) != 0);
 	sh("cat " DIR "/forkserver.err", r);
 	print_message("%s", r->out);
 	assert_non_null(strstr(r->out, "the guest never got ready for the job"));
 	assert_non_null(strstr(r->out, "the job did not start after the hello to afl-fuzz"));
-	close(a.ctl);
-	close(a.st);
-	shmdt(a.map);
-	shmctl(a.shm_id, IPC_RMID, NULL);
 
 	a = (struct afl_side){.fuzz_id = -1};
 	start_forkserver(&a, 65536, "--kernel /no/such/bzImage " DIR "/current");
 	assert_int_equal(read(a.st, &word, 4), 0); /* no hello */
-	assert_int_equal(waitpid(a.pid, &raw, 0), a.pid);
+	raw = end_forkserver(&a);
 	assert_true(WIFEXITED(raw) && WEXITSTATUS(raw) != 0);
 	sh("cat " DIR "/forkserver.err", r);
 	assert_non_null(strstr(r->out, "no guest kernel at /no/such/bzImage"));
-	close(a.ctl);
-	close(a.st);
-	shmdt(a.map);
-	shmctl(a.shm_id, IPC_RMID, NULL);
 }
 
 /* --- afl-fuzz itself -------------------------------------------------------- */
