@@ -28,6 +28,9 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 
 #define STEP_HORIZON 32 /* new injections land up to this far past the last one */
 
+/* the deepest PCT sample: its d - 1 demotions to priorities d..2 stay below the drawn ones */
+#define PCT_DEPTH_MAX (PCT_PRIO_DRAWN_MIN - 1)
+
 #define LOCAL_SHARE_MIN 64  /* of 1024: local changes keep being tried */
 #define LOCAL_SHARE_MAX 960 /* of 1024: fresh samples keep PCT's guarantee */
 
@@ -232,13 +235,21 @@ static uint32_t demotions(const struct schedule *s)
  * gets a new random priority (vmm/pct.c), and d - 1 change points at uniform
  * positions of the run, the i-th dropping the running thread to priority
  * d - i + 1 (below every initial priority, the later ones lower). A bug of
- * depth d is then hit with probability at least 1/(n k^(d-1)). Depth 2 most
- * often, as most bugs are of depth 1 or 2 (one change point), then 3, 1, 4.
+ * depth d is then hit with probability at least 1/(n k^(d-1)).
+ *
+ * d is drawn from a mixture that keeps depths 2 and 3 (1 sample in 8 each:
+ * PCT's bound for bugs of depth 2 and 3, divided by 8) but spends most
+ * samples on 7 to 14 change points: on the examples of guest/tests a
+ * sample with 11 change points fails several times as often as one with 1
+ * (docs/performance.md, "More change points"). A bug's window is hit by
+ * any change point that lands in it, and on one CPU a change point
+ * elsewhere seldom closes it.
  */
 static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 {
-	static const uint8_t depths[] = {2, 2, 2, 2, 3, 3, 1, 4};
-	uint32_t d = depths[below(m, sizeof(depths))];
+	static const uint8_t depths[] = {
+		2, 3, 4, 8, 12, PCT_DEPTH_MAX, PCT_DEPTH_MAX, PCT_DEPTH_MAX};
+	uint32_t d = m->fixed_depth ? m->fixed_depth : depths[below(m, sizeof(depths))];
 
 	in->seed = next_random(m);
 	in->schedule.count = 0;
@@ -524,6 +535,26 @@ static int32_t local_share_from_env(void)
 	return (int32_t)n;
 }
 
+/* REWIND_PCT_DEPTH=D (1..15): every PCT sample of depth D, for benchmarks; 0: the mixture. */
+static uint8_t pct_depth_from_env(void)
+{
+	const char *v = getenv("REWIND_PCT_DEPTH");
+	char *end;
+	long d;
+
+	if (!v || !*v)
+		return 0;
+	d = strtol(v, &end, 10);
+	if (*end || d < 1 || d > PCT_DEPTH_MAX) {
+		fprintf(stderr,
+			"rewind-mutator: REWIND_PCT_DEPTH must be 1..%d, not '%s': the mixture of "
+			"depths is used\n",
+			PCT_DEPTH_MAX, v);
+		return 0;
+	}
+	return (uint8_t)d;
+}
+
 void *afl_custom_init(void *afl, unsigned int seed)
 {
 	struct schedule_mutator *m = calloc(1, sizeof(*m));
@@ -534,6 +565,7 @@ void *afl_custom_init(void *afl, unsigned int seed)
 	m->rng = 0x9e3779b97f4a7c15ull ^ seed;
 	m->last_arm = PCT_ARM_NONE;
 	m->fixed_local_share = local_share_from_env();
+	m->fixed_depth = pct_depth_from_env();
 	m->progress_path = getenv("REWIND_PROGRESS_FILE");
 	return m;
 }

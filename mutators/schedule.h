@@ -26,6 +26,7 @@ struct schedule_mutator {
 	struct arm_tally arms[PCT_ARMS];
 	uint8_t last_arm;	   /* the way the last mutant was made, or PCT_ARM_NONE */
 	int32_t fixed_local_share; /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
+	uint8_t fixed_depth;	   /* REWIND_PCT_DEPTH, or 0: PCT samples of mixed depths */
 	uint64_t pct_events;	   /* the job's profiled events (0: not known yet) */
 	const char *progress_path; /* REWIND_PROGRESS_FILE: where the harness says them */
 	uint32_t progress_tries;
@@ -42,7 +43,7 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 
 /*
  * A fresh random input of mode, from the search's base distribution: a PCT
- * sample in pct mode (a random priority order and 0-3 change points), 1-4
+ * sample in pct mode (a random priority order and 1-14 change points), 1-4
  * random injections otherwise. In m->out, like schedule_mutate.
  */
 size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out);

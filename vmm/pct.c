@@ -8,10 +8,8 @@
  */
 #include "vmm/pct.h"
 
+#include "vmm/schedule.h"
 #include "vmm/vm.h"
-
-#define PCT_PRIO_DRAWN_MIN 16 /* drawn priorities: 16..95, above every demotion's usual level */
-#define PCT_PRIO_DRAWN	   80
 
 /* splitmix64's finaliser: a well-mixed function of the seed and the thread number. */
 static uint64_t mix64(uint64_t x)

@@ -14,9 +14,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SCHEDULE_MAX	 256  /* injections in one schedule */
-#define INJECT_INSNS_MAX 4096 /* preempt-insns: at most this many single steps */
-#define INJECT_PRIO_MAX	 99   /* priority, demote: SCHED_FIFO priorities 1..99 */
+#define SCHEDULE_MAX	   256	/* injections in one schedule */
+#define INJECT_INSNS_MAX   4096 /* preempt-insns: at most this many single steps */
+#define INJECT_PRIO_MAX	   99	/* priority, demote: SCHED_FIFO priorities 1..99 */
+#define PCT_PRIO_DRAWN_MIN 16	/* pct: priorities drawn from the seed are 16..95 (vmm/pct.c), */
+#define PCT_PRIO_DRAWN	   80	/* above every demotion a PCT sample makes (2..15) */
 
 enum injection_kind {
 	INJECT_RESCHED = 1, /* preempt the running task now; arg must be 0 */

@@ -434,14 +434,17 @@ static void test_change_points_move_by_events(void **state)
 }
 
 /*
- * schedule_random in pct mode: a PCT sample, a new seed and 0-3 demotions,
- * the i-th (of d - 1) to priority d - i + 1: distinct priorities 2..4 in
- * decreasing order, the last at 2. One demotion most often.
+ * schedule_random in pct mode: a PCT sample, a new seed and d - 1
+ * demotions, the i-th to priority d - i + 1: distinct priorities in
+ * decreasing order, the last at 2, all below the priorities drawn from the
+ * seed. d from the mixture 2, 3, 4, 8, 12 (1 in 8 each) and 15 (3 in 8).
  */
 static void test_random_pct_samples(void **state)
 {
+	static const unsigned int eighths[PCT_PRIO_DRAWN_MIN] = {
+		[1] = 1, [2] = 1, [3] = 1, [7] = 1, [11] = 1, [14] = 3};
 	struct schedule_mutator *m = new_mutator(31);
-	unsigned int depths[SCHEDULE_MAX + 1] = {0}, low = 0, high = 0;
+	unsigned int demotions[SCHEDULE_MAX + 1] = {0}, low = 0, high = 0;
 	uint64_t last_seed = 0;
 	const int draws = 20000;
 
@@ -459,24 +462,55 @@ static void test_random_pct_samples(void **state)
 		assert_int_equal(in.mode, INPUT_MODE_PCT);
 		assert_true(in.seed != last_seed); /* a new priority order each time */
 		last_seed = in.seed;
-		assert_in_range(in.schedule.count, 0, 3);
-		depths[in.schedule.count]++;
+		assert_in_range(in.schedule.count, 1, PCT_PRIO_DRAWN_MIN - 2);
+		demotions[in.schedule.count]++;
 		for (uint32_t k = 0; k < in.schedule.count; k++) {
 			const struct injection *inj = &in.schedule.at[k];
 
 			assert_int_equal(inj->kind, INJECT_DEMOTE);
 			assert_int_equal(inj->arg, in.schedule.count + 1 - k); /* d - i + 1 */
+			assert_true(inj->arg < PCT_PRIO_DRAWN_MIN);
 			low += inj->step < 0x80000000u;
 			high += inj->step >= 0x80000000u;
 		}
 	}
-	print_message("pct samples: %u with 0 demotions, %u with 1, %u with 2, %u with 3; "
+	print_message("pct samples with 1, 2, 3, 7, 11, 14 demotions: %u %u %u %u %u %u; "
 		      "positions %u below 2^31, %u above\n",
-		      depths[0], depths[1], depths[2], depths[3], low, high);
-	for (int d = 0; d <= 3; d++)
-		assert_true(depths[d] > draws / 20);
-	assert_true(depths[1] > depths[2] && depths[1] > depths[0] && depths[1] > depths[3]);
+		      demotions[1], demotions[2], demotions[3], demotions[7], demotions[11],
+		      demotions[14], low, high);
+	for (unsigned int c = 0; c < PCT_PRIO_DRAWN_MIN; c++) /* each within 10% of its share */
+		assert_in_range(demotions[c] * 80u, eighths[c] * (unsigned int)draws * 9,
+				eighths[c] * (unsigned int)draws * 11);
 	assert_true(low > 1000 && high > 1000); /* positions anywhere in the run */
+}
+
+/*
+ * REWIND_PCT_DEPTH fixes d for benchmarks; a value out of 1..15 is
+ * refused and the mixture used.
+ */
+static void test_random_pct_depth_from_env(void **state)
+{
+	struct schedule_mutator *fixed, *refused;
+	unsigned int other = 0;
+
+	(void)state;
+	setenv("REWIND_PCT_DEPTH", "5", 1);
+	fixed = new_mutator(41);
+	setenv("REWIND_PCT_DEPTH", "16", 1);
+	refused = new_mutator(41);
+	unsetenv("REWIND_PCT_DEPTH");
+	for (int i = 0; i < 200; i++) {
+		uint8_t *out = NULL;
+		struct exec_input in;
+		size_t n = schedule_random(fixed, INPUT_MODE_PCT, &out);
+
+		assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+		assert_int_equal(in.schedule.count, 4);
+		n = schedule_random(refused, INPUT_MODE_PCT, &out);
+		assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+		other += in.schedule.count != 4;
+	}
+	assert_true(other > 100);
 }
 
 /*
@@ -600,6 +634,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_local_share_follows_what_paid, free_mutators),
 		cmocka_unit_test_teardown(test_change_points_move_by_events, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_samples, free_mutators),
+		cmocka_unit_test_teardown(test_random_pct_depth_from_env, free_mutators),
 		cmocka_unit_test_teardown(test_random_other_modes, free_mutators),
 		cmocka_unit_test_teardown(test_invalid_input_keeps_decoded_mode, free_mutators),
 	};
