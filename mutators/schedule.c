@@ -5,13 +5,9 @@
  * change the seed), so every input it makes is valid and is a small change
  * to the run. In pct mode its changes are PCT-shaped: fresh PCT samples, a
  * new priority order, a thread first or last, change points moved, added
- * (below the others) or dropped. afl-fuzz still applies its own byte-level mutations alongside
- * (unless AFL_CUSTOM_MUTATOR_ONLY=1).
- *
- *   AFL_CUSTOM_MUTATOR_LIBRARY=build/lib/rewind-mutator.so afl-fuzz ...
- *
- * AFL++ 4.04c's custom mutator API (docs/custom_mutators.md): init, fuzz, fuzz_count,
- * describe, queue_new_entry (what paid), deinit.
+ * (below the others) or dropped. afl-fuzz still applies its own byte-level
+ * mutations alongside (unless AFL_CUSTOM_MUTATOR_ONLY=1). afl-fuzz calls it
+ * through mutators/afl_custom.c.
  */
 #include "mutators/schedule.h"
 
@@ -27,9 +23,6 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 #define N_INTERESTING (sizeof(interesting_us) / sizeof(interesting_us[0]))
 
 #define STEP_HORIZON 32 /* new injections land up to this far past the last one */
-
-/* the deepest PCT sample: its d - 1 demotions to priorities d..2 stay below the drawn ones */
-#define PCT_DEPTH_MAX (PCT_PRIO_DRAWN_MIN - 1)
 
 #define LOCAL_SHARE_MIN 64  /* of 1024: local changes keep being tried */
 #define LOCAL_SHARE_MAX 960 /* of 1024: fresh samples keep PCT's guarantee */
@@ -508,115 +501,4 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 		in->schedule.count--;
 	*out = m->out;
 	return input_encode(in, m->out);
-}
-
-/* --- the AFL++ entry points ------------------------------------------------- */
-
-/*
- * REWIND_MUTATOR_LOCAL_SHARE=N (0..1024): a fixed local share instead of
- * the adaptive one, for benchmarks that set the two side by side.
- */
-static int32_t local_share_from_env(void)
-{
-	const char *v = getenv("REWIND_MUTATOR_LOCAL_SHARE");
-	char *end;
-	long n;
-
-	if (!v || !*v)
-		return -1;
-	n = strtol(v, &end, 10);
-	if (*end || n < 0 || n > 1024) {
-		fprintf(stderr,
-			"rewind-mutator: REWIND_MUTATOR_LOCAL_SHARE must be 0..1024, not '%s': "
-			"the adaptive share is used\n",
-			v);
-		return -1;
-	}
-	return (int32_t)n;
-}
-
-/* REWIND_PCT_DEPTH=D (1..15): every PCT sample of depth D, for benchmarks; 0: the mixture. */
-static uint8_t pct_depth_from_env(void)
-{
-	const char *v = getenv("REWIND_PCT_DEPTH");
-	char *end;
-	long d;
-
-	if (!v || !*v)
-		return 0;
-	d = strtol(v, &end, 10);
-	if (*end || d < 1 || d > PCT_DEPTH_MAX) {
-		fprintf(stderr,
-			"rewind-mutator: REWIND_PCT_DEPTH must be 1..%d, not '%s': the mixture of "
-			"depths is used\n",
-			PCT_DEPTH_MAX, v);
-		return 0;
-	}
-	return (uint8_t)d;
-}
-
-void *afl_custom_init(void *afl, unsigned int seed)
-{
-	struct schedule_mutator *m = calloc(1, sizeof(*m));
-
-	(void)afl;
-	if (!m)
-		return NULL;
-	m->rng = 0x9e3779b97f4a7c15ull ^ seed;
-	m->last_arm = PCT_ARM_NONE;
-	m->fixed_local_share = local_share_from_env();
-	m->fixed_depth = pct_depth_from_env();
-	m->progress_path = getenv("REWIND_PROGRESS_FILE");
-	return m;
-}
-
-size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned char **out_buf,
-		       unsigned char *add_buf, size_t add_buf_size, size_t max_size)
-{
-	return schedule_mutate(data, buf, buf_size, add_buf, add_buf_size, out_buf, max_size);
-}
-
-/*
- * Mutants per queue entry and cycle, the same for every entry: without this
- * afl-fuzz doubles the count while an entry keeps giving new coverage, and
- * a schedule search, where most new preemption sites are new coverage,
- * would stay on its first entry for thousands of executions instead of
- * going on from the entries that reached further into the run.
- */
-uint32_t afl_custom_fuzz_count(void *data, const unsigned char *buf, size_t buf_size)
-{
-	(void)data;
-	(void)buf;
-	(void)buf_size;
-	return SCHEDULE_MUTANTS_PER_ENTRY;
-}
-
-const char *afl_custom_describe(void *data, size_t max_description_len)
-{
-	(void)data;
-	return max_description_len >= 8 ? "schedule" : "";
-}
-
-/* afl-fuzz kept the last mutant as a new queue entry (at startup, a seed: no mutant). */
-uint8_t afl_custom_queue_new_entry(void *data, const unsigned char *filename_new_queue,
-				   const unsigned char *filename_orig_queue)
-{
-	(void)filename_new_queue;
-	if (filename_orig_queue)
-		schedule_mutant_paid(data);
-	return 0; /* the entry's file is left as it is */
-}
-
-void afl_custom_deinit(void *data)
-{
-	struct schedule_mutator *m = data;
-
-	if (m && m->arms[PCT_ARM_FRESH].tried + m->arms[PCT_ARM_LOCAL].tried)
-		fprintf(stderr,
-			"rewind-mutator: pct mutants: %u fresh samples (%u new entries), %u local "
-			"changes (%u new entries); local share at the end %u/1024\n",
-			m->arms[PCT_ARM_FRESH].tried, m->arms[PCT_ARM_FRESH].paid,
-			m->arms[PCT_ARM_LOCAL].tried, m->arms[PCT_ARM_LOCAL].paid,
-			schedule_local_share(m));
-	free(data);
 }

@@ -57,9 +57,12 @@ void schedule_mutant_paid(struct schedule_mutator *m);
 /* The share of pct mutants, in 1/1024, the next one is made locally with. */
 uint32_t schedule_local_share(const struct schedule_mutator *m);
 
+/* the deepest PCT sample: its d - 1 demotions to priorities d..2 stay below the drawn ones */
+#define PCT_DEPTH_MAX (PCT_PRIO_DRAWN_MIN - 1)
+
 #define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
 
-/* AFL++ 4.04c's custom mutator API. */
+/* AFL++ 4.04c's custom mutator API (mutators/afl_custom.c). */
 void *afl_custom_init(void *afl, unsigned int seed);
 size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned char **out_buf,
 		       unsigned char *add_buf, size_t add_buf_size, size_t max_size);
