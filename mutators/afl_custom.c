@@ -12,46 +12,25 @@
 #include <stdlib.h>
 
 /*
- * REWIND_MUTATOR_LOCAL_SHARE=N (0..1024): a fixed local share instead of
- * the adaptive one, for benchmarks that set the two side by side.
+ * The number in environment variable name, min..max, or unset: when the
+ * variable is not set, and (said, with what is used instead) when it is
+ * not such a number.
  */
-static int32_t local_share_from_env(void)
+static long env_number(const char *name, long min, long max, long unset, const char *instead)
 {
-	const char *v = getenv("REWIND_MUTATOR_LOCAL_SHARE");
+	const char *v = getenv(name);
 	char *end;
 	long n;
 
 	if (!v || !*v)
-		return -1;
+		return unset;
 	n = strtol(v, &end, 10);
-	if (*end || n < 0 || n > 1024) {
-		fprintf(stderr,
-			"rewind-mutator: REWIND_MUTATOR_LOCAL_SHARE must be 0..1024, not '%s': "
-			"the adaptive share is used\n",
-			v);
-		return -1;
+	if (*end || n < min || n > max) {
+		fprintf(stderr, "rewind-mutator: %s must be %ld..%ld, not '%s': %s\n", name, min,
+			max, v, instead);
+		return unset;
 	}
-	return (int32_t)n;
-}
-
-/* REWIND_PCT_DEPTH=D (1..15): every PCT sample of depth D, for benchmarks; 0: the mixture. */
-static uint8_t pct_depth_from_env(void)
-{
-	const char *v = getenv("REWIND_PCT_DEPTH");
-	char *end;
-	long d;
-
-	if (!v || !*v)
-		return 0;
-	d = strtol(v, &end, 10);
-	if (*end || d < 1 || d > PCT_DEPTH_MAX) {
-		fprintf(stderr,
-			"rewind-mutator: REWIND_PCT_DEPTH must be 1..%d, not '%s': the mixture of "
-			"depths is used\n",
-			PCT_DEPTH_MAX, v);
-		return 0;
-	}
-	return (uint8_t)d;
+	return n;
 }
 
 void *afl_custom_init(void *afl, unsigned int seed)
@@ -63,8 +42,11 @@ void *afl_custom_init(void *afl, unsigned int seed)
 		return NULL;
 	m->rng = 0x9e3779b97f4a7c15ull ^ seed;
 	m->last_arm = PCT_ARM_NONE;
-	m->fixed_local_share = local_share_from_env();
-	m->fixed_depth = pct_depth_from_env();
+	/* for benchmarks that set shares or depths side by side */
+	m->fixed_local_share = (int32_t)env_number("REWIND_MUTATOR_LOCAL_SHARE", 0, 1024, -1,
+						   "the adaptive share is used");
+	m->fixed_depth = (uint8_t)env_number("REWIND_PCT_DEPTH", 1, PCT_DEPTH_MAX, 0,
+					     "the mixture of depths is used");
 	m->progress_path = getenv("REWIND_PROGRESS_FILE");
 	return m;
 }
