@@ -337,10 +337,12 @@ static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 	case 1: /* another priority order */
 		in->seed = next_random(m);
 		return;
-	case 2: /* one thread first (or last) */
-		add_injection(s, (struct injection){.kind = INJECT_PRIORITY,
-						    .step = below(m, PCT_THREADS_NAMED),
-						    .arg = (uint16_t)(below(m, 2) ? 99 : 16)});
+	case 2: /* one thread first (or last of the drawn priorities, above every demotion) */
+		add_injection(
+			s, (struct injection){.kind = INJECT_PRIORITY,
+					      .step = below(m, PCT_THREADS_NAMED),
+					      .arg = (uint16_t)(below(m, 2) ? INJECT_PRIO_MAX
+									    : PCT_PRIO_DRAWN_MIN)});
 		return;
 	case 3:
 	case 4:
