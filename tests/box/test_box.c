@@ -47,13 +47,16 @@ static void test_output_status_env_and_cwd_pass_through(void **state)
 
 	(void)state;
 	run("cd tests && REWIND_BOX_MODE=qemu REWIND_TEST_VALUE='a b' box/run -- "
-	    "sh -c 'printf \"out\\t\\001\\n\"; echo \"$REWIND_TEST_VALUE\" >&2; pwd; exit 7'",
+	    "sh -c 'printf \"out\\t\\001\\n\"; echo \"$REWIND_TEST_VALUE\" >&2; pwd; "
+	    "echo \"slow kvm at $REWIND_SLOW_KVM_MS ms\"; exit 7'",
 	    &r);
 	assert_int_equal(r.status, 7);
 	assert_contains(&r, "rewind-box: mode qemu");
 	assert_contains(&r, "out\t\001\n");
 	assert_contains(&r, "a b\n");
 	assert_contains(&r, "/tests\n");
+	/* the harness's speed check, inside the box, refuses only a box gone wrong */
+	assert_contains(&r, "slow kvm at 100 ms\n");
 	assert_null(strstr(r.output, "BOX-READY")); /* the box's chatter stays hidden */
 }
 
@@ -66,11 +69,12 @@ static void test_failing_command_fails(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
-		 "box=$PWD/tests/box/run; cd %s && REWIND_BOX_MODE=qemu $box sh -c 'touch made; "
-		 "false'",
+		 "box=$PWD/tests/box/run; cd %s && REWIND_BOX_MODE=qemu REWIND_SLOW_KVM_MS=7 $box "
+		 "sh -c 'touch made; echo \"slow kvm at $REWIND_SLOW_KVM_MS ms\"; false'",
 		 dir);
 	run(cmd, &r);
 	assert_int_equal(r.status, 1);
+	assert_contains(&r, "slow kvm at 7 ms\n"); /* a user's threshold is kept */
 	snprintf(made, sizeof(made), "%s/made", dir);
 	assert_int_equal(access(made, F_OK), 0); /* written through the read-write share */
 	unlink(made);
