@@ -32,7 +32,9 @@ int fuzz_wait_child(pid_t pid, const char *what)
 				"rewind-fuzz: %4.0fs  still waiting for %s (a guest boots "
 				"first; a loaded machine makes that slow)\n",
 				now - start, what);
-			next += STILL_RUNNING_EVERY_S;
+			/* from now: after a stall of the whole machine (a box whose host
+			 * cores were all busy), one line, not one for each 15 s missed */
+			next = now + STILL_RUNNING_EVERY_S;
 		}
 		if (fuzz_stop_signal && !kill_at) {
 			kill(pid, SIGTERM);
