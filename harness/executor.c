@@ -1,6 +1,8 @@
 #include "harness/executor.h"
 
+#include "harness/event_log.h"
 #include "harness/job_start.h"
+#include "harness/racy_sites.h"
 #include "vmm/host_time.h"
 #include "vmm/inject.h"
 #include "vmm/kvm_speed.h"
@@ -8,6 +10,7 @@
 
 #include <inttypes.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -142,6 +145,9 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER || input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct = input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct_events = ex->pct_events;
+	vm->cfg.racy = vm->cfg.pct && (input->flags & INPUT_FLAG_RACY) && ex->racy_ok;
+	vm->cfg.site_map = ex->site_map;
+	vm->cfg.pct_racy_events = ex->pct_racy_events;
 	vm->cfg.slice_blocks = vm->cfg.pct ? PCT_SLICE_EVENTS : ex->cfg.slice_blocks;
 	vm->cfg.fair_slice_blocks = ex->cfg.slice_blocks;
 	vm->cfg.block_ns = ex->cfg.block_ns;
@@ -170,6 +176,69 @@ static int profile_pct(struct executor *ex)
 	return rc;
 }
 
+/*
+ * Runs of the profile with every event logged, for the job's quiet sites
+ * (harness/racy_sites.h): once, before the first input that counts racy
+ * events. The priority orders of seeds 1..RACY_PROFILES-1 first (a
+ * location that only one thread touches in one order may be shared in
+ * another: a helper that steals no task under one order steals under the
+ * next), then seed 0's, the profile's own, whose events counted with the
+ * quiet sites give the positions. A site no profile reached is not quiet
+ * (a store that only runs when a race goes one way, the very one a bug
+ * may need). Where that cannot be done (a profile of
+ * more than RACY_PROFILE_EVENTS_MAX events, no memory) such inputs count
+ * every event, and the user is told once.
+ */
+#define RACY_PROFILES 4
+/* Longer profiles are not logged (each logged event is an exit: 4 x 100,000
+ * of them take about a minute in the box); their racy inputs count every event. */
+#define RACY_PROFILE_EVENTS_MAX 100000u
+
+static int profile_racy(struct executor *ex)
+{
+	static struct racy_sites sites; /* once a process */
+	struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
+	struct vm_event_log log = {.at = NULL};
+	FILE *output = ex->vm.cfg.output;
+	bool learned = true;
+	int rc = 0;
+
+	ex->racy_profiled = true;
+	memset(&sites, 0, sizeof(sites));
+	if (ex->pct_events > RACY_PROFILE_EVENTS_MAX) {
+		fprintf(stderr,
+			"rewind-harness: the profile run made %llu events, more than %u: inputs "
+			"that count racy events count every event\n",
+			(unsigned long long)ex->pct_events, RACY_PROFILE_EVENTS_MAX);
+		return 0;
+	}
+	if (event_log_alloc(&log) < 0)
+		return 0;
+	ex->vm.cfg.output = NULL;
+	for (uint64_t i = 1; i <= RACY_PROFILES && rc == 0 && learned; i++) {
+		profile.seed = i % RACY_PROFILES; /* seed 0 last */
+		log.count = log.dropped = log.threads = 0;
+		ex->vm.event_log = &log;
+		rc = run_once(ex, &profile);
+		ex->vm.event_log = NULL;
+		learned = rc == 0 && racy_sites_add(&sites, &log) == 0;
+	}
+	ex->vm.cfg.output = output;
+	if (learned) {
+		racy_sites_quiet(&sites, ex->site_map); /* seed 0's log is still in log */
+		ex->pct_racy_events = racy_sites_count(&log, ex->site_map);
+		ex->racy_ok = true;
+	} else if (rc == 0) {
+		fprintf(stderr,
+			"rewind-harness: a profile run made %llu events, more than can be "
+			"logged: inputs that count racy events count every event\n",
+			(unsigned long long)(log.count + log.dropped));
+	}
+	racy_sites_free(&sites);
+	free(log.at);
+	return rc;
+}
+
 int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res)
 {
 	struct vm *vm = &ex->vm;
@@ -177,6 +246,12 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 
 	if (input->mode == INPUT_MODE_PCT && !ex->pct_events) {
 		rc = profile_pct(ex);
+		if (rc)
+			return rc;
+	}
+	if (input->mode == INPUT_MODE_PCT && (input->flags & INPUT_FLAG_RACY) &&
+	    !ex->racy_profiled) {
+		rc = profile_racy(ex);
 		if (rc)
 			return rc;
 	}

@@ -41,6 +41,13 @@ struct executor {
 	uint64_t base_initrd_hash; /* XXH3-64 of the base initramfs */
 	uint64_t job_hash;	   /* XXH3-64 of the job's archive (command, added files) */
 	uint64_t pct_events;	   /* pct mode: events of the profile run (0: not profiled yet) */
+	/* pct inputs with the racy-events flag: the profile's racy sites and its
+	 * events counted by them (harness/racy_sites.h), learned from a logged
+	 * profile run before the first such input; racy_ok false when that
+	 * failed (they then count every event) */
+	bool racy_profiled, racy_ok;
+	uint64_t pct_racy_events;
+	uint8_t site_map[REWIND_SITE_BYTES];
 	bool vm_created;
 };
 

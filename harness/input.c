@@ -14,7 +14,7 @@
 #define HDR_MAGIC    0
 #define HDR_VERSION  4
 #define HDR_MODE     5
-#define HDR_RESERVED 6
+#define HDR_FLAGS    6 /* INPUT_FLAG_*; the other bits are reserved, 0 */
 #define HDR_SEED     8
 #define REC_STEP     0
 #define REC_KIND     4
@@ -65,7 +65,7 @@ static void put_le64(uint8_t *p, uint64_t v)
 
 static int check_header(const uint8_t *data, size_t len, char *why, size_t why_len)
 {
-	uint16_t reserved;
+	uint16_t flags;
 
 	if (len < INPUT_HEADER_SIZE)
 		return input_reject(why, why_len,
@@ -86,11 +86,14 @@ static int check_header(const uint8_t *data, size_t len, char *why, size_t why_l
 			"(pct)",
 			HDR_MODE, data[HDR_MODE], INPUT_MODE_STEPS, INPUT_MODE_COUNTER,
 			INPUT_MODE_PCT);
-	reserved = get_le16(data + HDR_RESERVED);
-	if (reserved != 0)
+	flags = get_le16(data + HDR_FLAGS);
+	if (flags & ~INPUT_FLAGS_KNOWN)
 		return input_reject(why, why_len,
-				    "offset %d: reserved header bytes are 0x%04x, not 0",
-				    HDR_RESERVED, reserved);
+				    "offset %d: reserved header bits are set (flags 0x%04x)",
+				    HDR_FLAGS, flags);
+	if ((flags & INPUT_FLAG_RACY) && data[HDR_MODE] != INPUT_MODE_PCT)
+		return input_reject(why, why_len, "offset %d: racy-events needs pct mode",
+				    HDR_FLAGS);
 	/* A trailing partial record is ignored: afl-tmin shortens inputs from
 	 * the end a few bytes at a time, and must be able to drop a record. */
 	if ((len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE > SCHEDULE_MAX)
@@ -154,6 +157,7 @@ int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *wh
 
 	in->seed = get_le64(data + HDR_SEED);
 	in->mode = data[HDR_MODE];
+	in->flags = (uint8_t)get_le16(data + HDR_FLAGS);
 	in->schedule.count = (uint32_t)count;
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *rec = data + INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE;
@@ -210,6 +214,7 @@ int input_decode(const uint8_t *data, size_t len, struct exec_input *in)
 	if (len)
 		memcpy(header, data, len < sizeof(header) ? len : sizeof(header));
 	in->mode = header[HDR_MODE] % INPUT_MODES;
+	in->flags = in->mode == INPUT_MODE_PCT ? header[HDR_FLAGS] & INPUT_FLAG_RACY : 0;
 	in->seed = get_le64(header + HDR_SEED);
 	in->schedule.count = (uint32_t)(count < SCHEDULE_MAX ? count : SCHEDULE_MAX);
 	nkinds = input_kinds_of_mode(in->mode, kinds);
@@ -238,7 +243,7 @@ size_t input_encode(const struct exec_input *in, uint8_t *buf)
 	memcpy(buf + HDR_MAGIC, INPUT_MAGIC, 4);
 	buf[HDR_VERSION] = INPUT_VERSION;
 	buf[HDR_MODE] = in->mode;
-	put_le16(buf + HDR_RESERVED, 0);
+	put_le16(buf + HDR_FLAGS, in->flags);
 	put_le64(buf + HDR_SEED, in->seed);
 	for (uint32_t i = 0; i < count; i++) {
 		const struct injection *inj = &in->schedule.at[i];

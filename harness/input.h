@@ -40,10 +40,19 @@
 #define INPUT_MODE_COUNTER 1 /* counter mode: an instrumented job, `preempt` at events */
 #define INPUT_MODE_PCT	   2 /* priority schedules: an instrumented job, `priority`, `demote` */
 #define INPUT_MODES	   3
+/*
+ * Header flags (pct mode only). racy-events: the input's `demote` positions
+ * count the job's racy events (docs/input-format.md): an event at a quiet
+ * site (one that, in the job's profile runs, only touched data no other
+ * thread wrote or synchronised on) counts as 1/64, any other as one.
+ */
+#define INPUT_FLAG_RACY	  1u
+#define INPUT_FLAGS_KNOWN INPUT_FLAG_RACY
 
 struct exec_input {
 	uint64_t seed;
 	uint8_t mode;
+	uint8_t flags;		  /* INPUT_FLAG_* */
 	struct schedule schedule; /* in file order (schedule_sort before running) */
 };
 

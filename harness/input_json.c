@@ -74,6 +74,7 @@ cJSON *input_to_json(const struct exec_input *in)
 	    !cJSON_AddNumberToObject(o, "version", INPUT_VERSION) ||
 	    !cJSON_AddStringToObject(o, "mode", mode_names[in->mode]) ||
 	    !cJSON_AddStringToObject(o, "seed", seed) ||
+	    ((in->flags & INPUT_FLAG_RACY) && !cJSON_AddStringToObject(o, "events", "racy")) ||
 	    !(list = cJSON_AddArrayToObject(o, "injections")))
 		goto fail;
 	for (uint32_t i = 0; i < in->schedule.count; i++) {
@@ -274,9 +275,28 @@ static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj
 			     why_len);
 }
 
+/* "events": "racy" (pct mode: demotions count racy events) or "all", the default. */
+static int events_from_json(const cJSON *events, struct exec_input *out, char *why, size_t why_len)
+{
+	if (!events)
+		return 0;
+	if (!cJSON_IsString(events) ||
+	    (strcmp(events->valuestring, "racy") != 0 && strcmp(events->valuestring, "all") != 0))
+		return input_reject(why, why_len, "\"events\" must be \"racy\" or \"all\"");
+	if (strcmp(events->valuestring, "racy") != 0)
+		return 0;
+	if (out->mode != INPUT_MODE_PCT)
+		return input_reject(why, why_len, "\"events\": \"racy\" needs pct mode");
+	out->flags |= INPUT_FLAG_RACY;
+	return 0;
+}
+
 static int header_from_json(const cJSON *json, struct exec_input *out, char *why, size_t why_len)
 {
-	static const char *const keys[] = {"format", "version", "mode", "seed", "injections"};
+	/* the required keys, then the optional one */
+	static const char *const keys[] = {"format", "version",	   "mode",
+					   "seed",   "injections", "events"};
+	const size_t required = 5;
 	const cJSON *format, *version, *mode, *seed;
 	uint32_t v;
 	int rc;
@@ -286,7 +306,7 @@ static int header_from_json(const cJSON *json, struct exec_input *out, char *why
 	rc = check_members(json, keys, sizeof(keys) / sizeof(keys[0]), "", why, why_len);
 	if (rc)
 		return rc;
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+	for (size_t k = 0; k < required; k++) {
 		if (!cJSON_GetObjectItemCaseSensitive(json, keys[k]))
 			return input_reject(why, why_len, "missing \"%s\"", keys[k]);
 	}
@@ -312,7 +332,8 @@ static int header_from_json(const cJSON *json, struct exec_input *out, char *why
 	if (!cJSON_IsString(seed) || !parse_u64(seed->valuestring, &out->seed))
 		return input_reject(why, why_len,
 				    "\"seed\" must be a string holding a decimal or 0x-hex u64");
-	return 0;
+	return events_from_json(cJSON_GetObjectItemCaseSensitive(json, "events"), out, why,
+				why_len);
 }
 
 static bool mode_allows(uint8_t mode, uint8_t kind)

@@ -47,6 +47,8 @@ void *afl_custom_init(void *afl, unsigned int seed)
 						   "the adaptive share is used");
 	m->fixed_depth = (uint8_t)env_number("REWIND_PCT_DEPTH", 1, PCT_DEPTH_MAX, 0,
 					     "the mixture of depths is used");
+	m->racy_eighths = (uint8_t)env_number("REWIND_PCT_RACY", 0, 8, PCT_RACY_EIGHTHS,
+					      "half the PCT samples count racy events");
 	m->progress_path = getenv("REWIND_PROGRESS_FILE");
 	return m;
 }

@@ -27,7 +27,8 @@ struct schedule_mutator {
 	uint8_t last_arm;	   /* the way the last mutant was made, or PCT_ARM_NONE */
 	int32_t fixed_local_share; /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
 	uint8_t fixed_depth;	   /* REWIND_PCT_DEPTH, or 0: PCT samples of mixed depths */
-	uint64_t pct_events;	   /* the job's profiled events (0: not known yet) */
+	uint8_t racy_eighths; /* PCT samples that count racy events, in 8ths (REWIND_PCT_RACY) */
+	uint64_t pct_events;  /* the job's profiled events (0: not known yet) */
 	const char *progress_path; /* REWIND_PROGRESS_FILE: where the harness says them */
 	uint32_t progress_tries;
 	uint8_t out[INPUT_MAX_SIZE];
@@ -59,6 +60,9 @@ uint32_t schedule_local_share(const struct schedule_mutator *m);
 
 /* the deepest PCT sample: its d - 1 demotions to priorities d..2 stay below the drawn ones */
 #define PCT_DEPTH_MAX (PCT_PRIO_DRAWN_MIN - 1)
+
+/* PCT samples that count racy events, in 8ths, unless REWIND_PCT_RACY says (the guided search) */
+#define PCT_RACY_EIGHTHS 4
 
 #define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
 

@@ -77,7 +77,9 @@ static uint64_t event_of(const struct vm *vm, const struct injection *inj)
 	if (inj->kind == INJECT_PREEMPT)
 		return inj->step;
 	if (inj->kind == INJECT_DEMOTE && vm->cfg.pct && !vm->counter.fair)
-		return (uint64_t)inj->step * vm->cfg.pct_events >> 32;
+		return (uint64_t)inj->step *
+			       (vm->counter.racy ? vm->cfg.pct_racy_events : vm->cfg.pct_events) >>
+		       32;
 	return UINT64_MAX;
 }
 

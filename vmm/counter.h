@@ -35,6 +35,7 @@ struct counter_owed {
 struct vm_counter {
 	bool started;	    /* the job's runtime made its first read */
 	bool kernel_events; /* the guest kernel counts the events (REWIND_RT_KERNEL_EVENTS) */
+	bool racy;	    /* the runtime counts racy events: it has the site map (vmm/sites.c) */
 	uint64_t blocks;    /* blocks run up to the last read */
 	struct counter_owed owed[COUNTER_PROCESSES];
 	uint64_t reads;	      /* counter reads so far */

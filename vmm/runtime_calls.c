@@ -9,6 +9,7 @@
 #include "vmm/counter.h"
 #include "vmm/feedback.h"
 #include "vmm/pct.h"
+#include "vmm/sites.h"
 #include "vmm/vm.h"
 
 #include <errno.h>
@@ -35,6 +36,8 @@ uint32_t runtime_call(struct vm *vm)
 	case REWIND_RT_KERNEL_EVENTS:
 		vm->counter.kernel_events = true;
 		return 0;
+	case REWIND_RT_SITES:
+		return sites_register(vm, regs.rsi);
 	default:
 		vm_finish(vm, VM_GUEST_FAULT, "unknown runtime call %llu",
 			  (unsigned long long)regs.rdi);

@@ -16,28 +16,42 @@
 #define USER_SS		  0x2b /* __USER_DS */
 #define USER_TOP	  0x800000000000ull
 
-bool guest_virt_copy(struct vm *vm, uint64_t gva, void *out, uint64_t len)
+/* Copies len bytes between buf and guest-virtual gva, into the guest if to_guest. */
+static bool guest_virt_access(struct vm *vm, uint64_t gva, uint8_t *buf, uint64_t len,
+			      bool to_guest)
 {
-	uint8_t *to = out;
-
 	while (len > 0) {
 		struct kvm_translation tr = {.linear_address = gva};
 		uint64_t chunk = 4096 - gva % 4096;
-		const void *from;
+		uint8_t *mem;
 
 		if (chunk > len)
 			chunk = len;
-		if (ioctl(vm->km.vcpu_fd, KVM_TRANSLATE, &tr) < 0 || !tr.valid)
+		if (ioctl(vm->km.vcpu_fd, KVM_TRANSLATE, &tr) < 0 || !tr.valid ||
+		    (to_guest && !tr.writeable))
 			return false;
-		from = guest_mem_ptr(&vm->km, tr.physical_address, chunk);
-		if (!from)
+		mem = guest_mem_ptr(&vm->km, tr.physical_address, chunk);
+		if (!mem)
 			return false;
-		memcpy(to, from, chunk);
-		to += chunk;
+		if (to_guest)
+			memcpy(mem, buf, chunk);
+		else
+			memcpy(buf, mem, chunk);
+		buf += chunk;
 		gva += chunk;
 		len -= chunk;
 	}
 	return true;
+}
+
+bool guest_virt_copy(struct vm *vm, uint64_t gva, void *out, uint64_t len)
+{
+	return guest_virt_access(vm, gva, out, len, false);
+}
+
+bool guest_virt_write(struct vm *vm, uint64_t gva, const void *from, uint64_t len)
+{
+	return guest_virt_access(vm, gva, (uint8_t *)(uintptr_t)from, len, true);
 }
 
 /* The user frame a task entered the kernel with: at the top of its kernel stack. */

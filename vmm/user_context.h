@@ -31,4 +31,7 @@ void user_context_read(struct vm *vm, struct user_context *uc);
 /* Copies len bytes at guest-virtual gva (the current address space). False if unmapped. */
 bool guest_virt_copy(struct vm *vm, uint64_t gva, void *out, uint64_t len);
 
+/* Copies len bytes to guest-virtual gva; false (part may be written) if unmapped or read-only. */
+bool guest_virt_write(struct vm *vm, uint64_t gva, const void *from, uint64_t len);
+
 #endif

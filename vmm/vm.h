@@ -28,14 +28,20 @@
 
 struct vm_config {
 	uint64_t ram_size;
-	uint64_t epoch_ns;     /* wall clock at power-on */
-	uint64_t quantum_ns;   /* virtual time per step */
-	uint64_t step_budget;  /* 0 = unlimited */
-	uint64_t stuck_ms;     /* wall time allowed between two exits */
-	bool counter_mode;     /* an instrumented job counts events; else it is told to stop */
-	bool pct;	       /* priority schedules (PCT): thread priorities and demotions */
-	uint64_t pct_events;   /* pct: the job's profiled events, what demote positions divide */
-	uint64_t slice_blocks; /* counter mode: preempt every N events (0: never) */
+	uint64_t epoch_ns;    /* wall clock at power-on */
+	uint64_t quantum_ns;  /* virtual time per step */
+	uint64_t step_budget; /* 0 = unlimited */
+	uint64_t stuck_ms;    /* wall time allowed between two exits */
+	bool counter_mode;    /* an instrumented job counts events; else it is told to stop */
+	bool pct;	      /* priority schedules (PCT): thread priorities and demotions */
+	uint64_t pct_events;  /* pct: the job's profiled events, what demote positions divide */
+	/* pct, an input with the racy-events flag: the quiet sites of the
+	 * profile runs (REWIND_SITE_BYTES, vmm/sites.c) and the profile's events
+	 * counted as such a run counts them */
+	bool racy;
+	const uint8_t *site_map;
+	uint64_t pct_racy_events;
+	uint64_t slice_blocks;	    /* counter mode: preempt every N events (0: never) */
 	uint64_t fair_slice_blocks; /* pct's fair continuation: the same (counter mode's) */
 	uint32_t countdown_max;	    /* read at least every N events (0: the ABI's maximum) */
 	uint64_t block_ns;	    /* counter mode: virtual time an event costs */

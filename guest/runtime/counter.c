@@ -183,6 +183,7 @@ __attribute__((constructor(101))) static void runtime_start(void)
 	}
 	rt_threads_start();
 	rt_feedback_register();
+	rt_sites_register();
 	rt_process = (uint32_t)getpid();
 	pthread_atfork(NULL, NULL, runtime_forked);
 	counting = 1;

@@ -9,6 +9,8 @@
 #ifndef REWIND_RUNTIME_H
 #define REWIND_RUNTIME_H
 
+#include "rewind/abi.h"
+
 #include <stdint.h>
 
 /* Events left before the next REWIND_PORT_COUNTER read; all threads share it. */
@@ -46,9 +48,30 @@ void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what);
  * One schedule event at pc on addr (0: none), what it is in `what`
  * (RT_EV_*): a preemption or a priority change may land here, before it.
  */
+/* The site map of quiet sites (sites.c), used when this run counts racy events. */
+extern uint8_t rt_sites[];
+extern int rt_sites_on;
+extern uint32_t rt_sites_passed;
+
+/*
+ * Whether the event at pc counts (sites.c): always, unless this run counts
+ * racy events and pc is a quiet site; then 1 in REWIND_SITE_WEIGHT.
+ */
+static inline int rt_site_counts(uintptr_t pc)
+{
+	uint32_t bit;
+
+	if (__builtin_expect(!rt_sites_on, 1))
+		return 1;
+	bit = rewind_site_bit(pc);
+	if (!(rt_sites[bit / 8] & (1u << bit % 8)))
+		return 1;
+	return ++rt_sites_passed % REWIND_SITE_WEIGHT == 0;
+}
+
 static inline void rt_event(uintptr_t pc, uintptr_t addr, uint32_t what)
 {
-	if (rt_events_off)
+	if (rt_events_off || !rt_site_counts(pc))
 		return;
 	if (__builtin_expect(--rt_countdown == 0, 0))
 		rt_countdown_expired(pc, addr, what);
@@ -100,6 +123,9 @@ void rt_feedback_lock(uintptr_t pc, uintptr_t lock);
 void rt_feedback_unlock(uintptr_t lock);
 /* Hands the feedback map to the VMM (once, at start). */
 void rt_feedback_register(void);
+
+/* Registers the site map with the VMM, which says whether this run counts racy events (sites.c). */
+void rt_sites_register(void);
 
 #define RT_CALLER() ((uintptr_t)__builtin_return_address(0))
 

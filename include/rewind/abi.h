@@ -132,10 +132,31 @@ enum rewind_runtime_call {
 	 * threads' accesses off their own stacks, REWIND_SHARED_TRAP_MEMORY);
 	 * answers 0 */
 	REWIND_RT_KERNEL_EVENTS = 4,
+	/* RSI: the page-aligned user address of the runtime's site map
+	 * (REWIND_SITE_BYTES, resident); answers 1 if the VMM filled it in and
+	 * this run counts racy events (pct mode, the input's racy-events
+	 * flag), 0 if every event counts in full */
+	REWIND_RT_SITES = 5,
 };
 #define REWIND_FEEDBACK_BYTES 8192u /* one bit per feature (reads-from, lock order) */
-#define REWIND_SEED_WORDS     8
-#define REWIND_PORT_SPAN      (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
+/*
+ * The site map: one bit per hash of an event's code address, set for the
+ * quiet sites: seen in the job's profile runs, and never touching data
+ * another thread also touched there. In a run that counts racy events, of
+ * the events at quiet sites every REWIND_SITE_WEIGHT-th counts (so none is
+ * out of a change point's reach, and a spin there still ends its time
+ * slice), and every other event counts as one.
+ */
+#define REWIND_SITE_BYTES  8192u
+#define REWIND_SITE_WEIGHT 64u
+
+/* The bit of the site map for code address pc. */
+static inline __u32 rewind_site_bit(__u64 pc)
+{
+	return (__u32)((pc * 0x9e3779b97f4a7c15ull) >> 32) % (REWIND_SITE_BYTES * 8u);
+}
+#define REWIND_SEED_WORDS 8
+#define REWIND_PORT_SPAN  (REWIND_PORT_END - REWIND_PORT_BASE) /* byte ports in use */
 
 enum rewind_power {
 	REWIND_POWER_OFF = 0,

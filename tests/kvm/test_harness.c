@@ -771,6 +771,50 @@ static unsigned long events_of(const struct run *r)
 }
 
 /*
+ * Inputs that count racy events (docs/input-format.md, "events": "racy"):
+ * reorder_many's twelve hashing threads make thousands of events reading
+ * a buffer no other thread writes, and a handful on their shared slots. A
+ * run that counts racy events counts those few in full and 1 in 64 of the
+ * rest (the same run otherwise: it passes, and gives the same trace every
+ * time), so its change points land on the slots: PCT samples that count
+ * racy events find the flag-before-data bug with seed 2 within 20, and the
+ * artifact replays identically.
+ */
+static void test_racy_events_count_the_shared_data(void **state)
+{
+	struct run *all = new_run(), *racy = new_run(), *again = new_run(), *found = new_run();
+	char ta[19], tb[19];
+
+	(void)state;
+	sh("printf '%s' '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+	   "\"seed\":\"0x0\",\"events\":\"racy\",\"injections\":[]}' >" DIR "/racy.json && " HARNESS
+	   " --from-json " DIR "/racy.json -o " DIR "/racy",
+	   racy);
+	expect_status(racy, 0, NULL);
+	sh(HARNESS " corpus/pct/empty -- /tests/reorder_many", all);
+	expect_status(all, 0, "outcome pass");
+	sh(HARNESS " " DIR "/racy -- /tests/reorder_many", racy);
+	expect_status(racy, 0, "outcome pass");
+	sh(HARNESS " " DIR "/racy -- /tests/reorder_many", again);
+	expect_status(again, 0, "outcome pass");
+	print_message("every event: %lu events; racy events: %lu\n", events_of(all),
+		      events_of(racy));
+	assert_true(events_of(racy) * 10 < events_of(all));
+	trace_of(racy, ta);
+	trace_of(again, tb);
+	assert_string_equal(ta, tb);
+	sh("rm -rf " DIR "/racy-art && REWIND_PCT_RACY=8 " HARNESS
+	   " --random 20 --pct --random-seed 2 --artifacts " DIR "/racy-art -- /tests/reorder_many",
+	   found);
+	expect_status(found, 0, NULL);
+	print_message("%s", found->out);
+	assert_non_null(strstr(found->out, "random: first failure (signal) after "));
+	sh("for f in " DIR "/racy-art/*.json; do " HARNESS " --replay \"$f\" || exit 1; done",
+	   again);
+	expect_status(again, 0, "replay identical");
+}
+
+/*
  * pct mode for a binary built without Rewind (linux/patches/0016): the
  * guest kernel makes its threads' accesses off their own stacks schedule
  * events, so priorities and change points reach races that make no system
@@ -2121,6 +2165,7 @@ int main(void)
 		cmocka_unit_test(test_pct_mode_counts_a_runners_and_its_childs_events_apart),
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
 		cmocka_unit_test(test_random_search_runs_and_counts),
+		cmocka_unit_test(test_racy_events_count_the_shared_data),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_a_rerun_from_its_cache),

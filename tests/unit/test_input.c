@@ -275,13 +275,28 @@ static void test_parse_rejections(void **state)
 		assert_int_equal(in.mode, mode);
 	}
 
-	/* reserved header bytes, each of the two */
+	/* the header's flags: racy-events (bit 0) in pct mode only, the other bits reserved */
 	header(buf, 1);
 	buf[6] = 1;
-	expect_reject(buf, len, "offset 6: reserved header bytes are 0x0001, not 0");
+	expect_reject(buf, len, "offset 6: racy-events needs pct mode");
+	buf[5] = INPUT_MODE_COUNTER;
+	expect_reject(buf, len, "offset 6: racy-events needs pct mode");
+	buf[5] = INPUT_MODE_PCT;
+	{
+		struct exec_input in;
+		static uint8_t out[INPUT_MAX_SIZE];
+
+		assert_int_equal(input_parse(buf, len, &in, NULL, 0), 0);
+		assert_int_equal(in.flags, INPUT_FLAG_RACY);
+		assert_int_equal(input_encode(&in, out), len);
+		assert_memory_equal(out, buf, len);
+	}
+	buf[6] = 2;
+	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x0002)");
 	buf[6] = 0;
 	buf[7] = 0x80;
-	expect_reject(buf, len, "offset 6: reserved header bytes are 0x8000, not 0");
+	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x8000)");
+	buf[5] = 0;
 
 	/* a trailing partial record is ignored (afl-tmin trims from the end) */
 	{
@@ -1059,11 +1074,13 @@ static const char pct_json[] = "{\"format\":\"rewind-input\",\"version\":1,\"mod
 static void assert_same_input(const struct exec_input *got, const struct exec_input *want,
 			      const char *what)
 {
-	if (got->seed != want->seed || got->mode != want->mode ||
+	if (got->seed != want->seed || got->mode != want->mode || got->flags != want->flags ||
 	    got->schedule.count != want->schedule.count)
-		fail_msg("%s: seed 0x%016llx mode %u count %u, wanted 0x%016llx mode %u count %u",
-			 what, (unsigned long long)got->seed, got->mode, got->schedule.count,
-			 (unsigned long long)want->seed, want->mode, want->schedule.count);
+		fail_msg("%s: seed 0x%016llx mode %u flags %u count %u, wanted 0x%016llx mode %u "
+			 "flags %u count %u",
+			 what, (unsigned long long)got->seed, got->mode, got->flags,
+			 got->schedule.count, (unsigned long long)want->seed, want->mode,
+			 want->flags, want->schedule.count);
 	for (uint32_t i = 0; i < want->schedule.count && i < SCHEDULE_MAX; i++) {
 		const struct injection *g = &got->schedule.at[i], *w = &want->schedule.at[i];
 
@@ -1195,6 +1212,31 @@ static void test_pct_mode_json(void **state)
 				  "\"seed\":\"0x0000000000000009\",\"injections\":[]}");
 	cJSON_free(text);
 
+	/* racy events: "events": "racy", both ways; "all" is the default, said or not */
+	in.flags = INPUT_FLAG_RACY;
+	text = json_text(&in);
+	assert_string_equal(text, "{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				  "\"seed\":\"0x0000000000000009\",\"events\":\"racy\","
+				  "\"injections\":[]}");
+	assert_int_equal(from_text(text, &back, why, sizeof(why)), 0);
+	assert_same_input(&back, &in, "pct JSON, racy events");
+	cJSON_free(text);
+	assert_int_equal(from_text("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				   "\"seed\":\"9\",\"events\":\"all\",\"injections\":[]}",
+				   &back, why, sizeof(why)),
+			 0);
+	assert_int_equal(back.flags, 0);
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"counter\","
+			   "\"seed\":\"9\",\"events\":\"racy\",\"injections\":[]}",
+			   "\"events\": \"racy\" needs pct mode");
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			   "\"seed\":\"9\",\"events\":1,\"injections\":[]}",
+			   "\"events\" must be \"racy\" or \"all\"");
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			   "\"seed\":\"9\",\"events\":\"some\",\"injections\":[]}",
+			   "\"events\" must be \"racy\" or \"all\"");
+	in.flags = 0;
+
 	/* each kind takes its own key for where it acts */
 	expect_mode_json_reject("pct", "\"1\"", "{\"step\":5,\"kind\":\"demote\",\"priority\":2}",
 				"", "injections[0]: demote takes \"position\", not \"step\"");
@@ -1287,6 +1329,7 @@ static void oracle_decode(const uint8_t *d, size_t len, struct exec_input *in)
 	for (size_t i = 0; i < len && i < 16; i++)
 		hdr[i] = d[i];
 	in->mode = hdr[5] % 3;
+	in->flags = in->mode == 2 ? hdr[6] & 1 : 0; /* racy-events, pct mode only */
 	in->seed = get_bytes_le(hdr + 8, 8);
 	in->schedule.count = (uint32_t)(count < 256 ? count : 256);
 	kinds = mode_kinds(in->mode, &nkinds);
@@ -1446,7 +1489,8 @@ static void test_decode_examples(void **state)
 	record(buf, 9, 9, INJECT_RESCHED, 0, 7);	   /* kept: resched, arg 0 */
 	len = record(buf, 10, 10, INJECT_KIND_END, 0, 42); /* 8 % 6 = 2: timer-late 42 */
 	assert_int_equal(decode(buf, len, &in), 1);
-	want = (struct exec_input){.seed = 7, .mode = INPUT_MODE_PCT};
+	/* the header's racy-events bit is kept in pct mode (and dropped in the others above) */
+	want = (struct exec_input){.seed = 7, .mode = INPUT_MODE_PCT, .flags = INPUT_FLAG_RACY};
 	want.schedule.count = 11;
 	want.schedule.at[0] = (struct injection){.step = 0, .kind = INJECT_PRIORITY, .arg = 1};
 	want.schedule.at[1] = (struct injection){.step = 1, .kind = INJECT_PRIORITY, .arg = 99};

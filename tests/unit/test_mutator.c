@@ -514,6 +514,67 @@ static void test_random_pct_depth_from_env(void **state)
 }
 
 /*
+ * Fresh PCT samples count racy events in racy_eighths of 8: half of them by
+ * default, as REWIND_PCT_RACY says for benchmarks (0 none, 8 all); a value
+ * out of 0..8 is refused and the default used. Local changes keep the flag
+ * of the entry they change.
+ */
+static void test_racy_samples(void **state)
+{
+	static const char *const values[] = {NULL, "0", "8", "9"};
+	static const unsigned int low[] = {350, 0, 800, 350}, high[] = {450, 0, 800, 450};
+
+	(void)state;
+	for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+		struct schedule_mutator *m;
+		unsigned int racy = 0;
+
+		if (values[v])
+			setenv("REWIND_PCT_RACY", values[v], 1);
+		m = new_mutator(43);
+		unsetenv("REWIND_PCT_RACY");
+		for (int i = 0; i < 800; i++) {
+			uint8_t *out = NULL;
+			struct exec_input in;
+			size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
+
+			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+			racy += in.flags == INPUT_FLAG_RACY;
+		}
+		if (racy < low[v] || racy > high[v])
+			fail_msg("REWIND_PCT_RACY %s: %u racy samples of 800, wanted %u..%u",
+				 values[v] ? values[v] : "unset", racy, low[v], high[v]);
+		afl_custom_deinit(m);
+		mutators[0] = NULL;
+	}
+
+	/* a local change keeps the entry's flag */
+	setenv("REWIND_MUTATOR_LOCAL_SHARE", "1024", 1);
+	setenv("REWIND_PCT_RACY", "0", 1);
+	{
+		struct schedule_mutator *m = new_mutator(47);
+		static uint8_t buf[INPUT_MAX_SIZE];
+		size_t len = pct_input(buf);
+		unsigned int kept = 0;
+
+		unsetenv("REWIND_MUTATOR_LOCAL_SHARE");
+		unsetenv("REWIND_PCT_RACY");
+		buf[6] = INPUT_FLAG_RACY;
+		for (int i = 0; i < 200; i++) {
+			uint8_t *out = NULL;
+			struct exec_input in;
+			size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+
+			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+			kept += in.flags == INPUT_FLAG_RACY;
+		}
+		/* all but those where a round of the change was a fresh sample (1 in 9 a round) */
+		if (kept < 120)
+			fail_msg("local changes kept racy-events in %u of 200", kept);
+	}
+}
+
+/*
  * schedule_random in steps and counter mode: 1-4 random injections of the
  * mode's kinds, never pct's; in counter mode, preemptions at blocks.
  */
@@ -568,7 +629,9 @@ static uint8_t mutant_mode(const uint8_t *out, size_t n)
 {
 	assert_true(n >= INPUT_HEADER_SIZE);
 	assert_memory_equal(out, "RWSI\x01", 5);
-	assert_int_equal(out[6] | out[7], 0);
+	assert_int_equal((out[6] & ~INPUT_FLAG_RACY) | out[7], 0);
+	if (out[6]) /* racy-events: pct mode's samples */
+		assert_int_equal(out[5], INPUT_MODE_PCT);
 	return out[5];
 }
 
@@ -635,6 +698,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_change_points_move_by_events, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_samples, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_depth_from_env, free_mutators),
+		cmocka_unit_test_teardown(test_racy_samples, free_mutators),
 		cmocka_unit_test_teardown(test_random_other_modes, free_mutators),
 		cmocka_unit_test_teardown(test_invalid_input_keeps_decoded_mode, free_mutators),
 	};
