@@ -232,7 +232,7 @@ static int profile_racy(struct executor *ex)
 		fprintf(stderr,
 			"rewind-harness: a profile run made %llu events, more than can be "
 			"logged: inputs that count racy events count every event\n",
-			(unsigned long long)(log.count + log.dropped));
+			(unsigned long long)log.count + (unsigned long long)log.dropped);
 	}
 	racy_sites_free(&sites);
 	free(log.at);

@@ -117,10 +117,9 @@ uint64_t racy_sites_count(const struct vm_event_log *log, const uint8_t *quiet)
 	uint64_t events = 0, passed = 0;
 
 	for (uint32_t i = 0; i < log->count; i++) {
-		if (!bit_set(quiet, log->at[i].pc))
-			events++;
-		else if (++passed % REWIND_SITE_WEIGHT == 0)
-			events++;
+		bool counts = !bit_set(quiet, log->at[i].pc) || ++passed % REWIND_SITE_WEIGHT == 0;
+
+		events += counts;
 	}
 	return events ? events : 1;
 }
