@@ -239,6 +239,11 @@ static int profile_racy(struct executor *ex)
 	return rc;
 }
 
+uint64_t executor_demote_events(const struct executor *ex, const struct exec_input *in)
+{
+	return (in->flags & INPUT_FLAG_RACY) && ex->racy_ok ? ex->pct_racy_events : ex->pct_events;
+}
+
 int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res)
 {
 	struct vm *vm = &ex->vm;

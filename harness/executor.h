@@ -76,6 +76,13 @@ void exec_result_print(const struct exec_result *res);
  */
 cJSON *exec_result_to_json(const struct exec_result *res);
 
+/*
+ * k, what in's demote positions divide (docs/input-format.md): the profile's
+ * events, counted as in counts them (its racy-events flag). Known once the
+ * executor has run a pct input of the same kind.
+ */
+uint64_t executor_demote_events(const struct executor *ex, const struct exec_input *in);
+
 /* Loads the inputs, boots the guest to READY and captures it. 0 or -errno (reported). */
 int executor_open(struct executor *ex, const struct executor_config *cfg);
 

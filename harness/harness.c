@@ -60,10 +60,12 @@ void harness_write_progress(const struct harness *h)
 	seconds = h->first_exec_ns ? (double)(coarse_now_ns() - h->first_exec_ns) / 1e9 : 0;
 	n = snprintf(text, sizeof(text),
 		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
-		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu",
+		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu, "
+		     "\"pct_racy_events\": %llu",
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
 		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds,
-		     h->busy_seconds, (unsigned long long)h->ex.pct_events);
+		     h->busy_seconds, (unsigned long long)h->ex.pct_events,
+		     (unsigned long long)(h->ex.racy_ok ? h->ex.pct_racy_events : 0));
 	if (h->first_failure_exec)
 		n += snprintf(text + n, sizeof(text) - (size_t)n,
 			      ", \"first_failure\": {\"execution\": %llu, \"class\": \"%s\", "

@@ -263,10 +263,10 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 }
 
 /*
- * The job's profiled event count, which the harness writes into its
- * progress file (harness_write_progress; rewind-fuzz names the file in
- * REWIND_PROGRESS_FILE), read once it is there, tried every 32 mutants
- * until then: a position is a fraction of these events (docs/harness.md).
+ * The job's profiled event count, and the same counted as racy-events
+ * inputs count it, which the harness writes into its progress file (harness_write_progress;
+ * rewind-fuzz names the file in REWIND_PROGRESS_FILE), read once it is there, tried every 32
+ * mutants until then: a position is a fraction of these events (docs/harness.md).
  */
 static void learn_pct_events(struct schedule_mutator *m)
 {
@@ -274,9 +274,10 @@ static void learn_pct_events(struct schedule_mutator *m)
 	size_t n;
 	FILE *f;
 	cJSON *o;
-	const cJSON *v;
+	const cJSON *v, *racy;
 
-	if (m->pct_events || !m->progress_path || m->progress_tries++ % 32)
+	if ((m->pct_events && (m->pct_racy_events || !m->racy_eighths)) || !m->progress_path ||
+	    m->progress_tries++ % 32)
 		return;
 	f = fopen(m->progress_path, "r");
 	if (!f)
@@ -286,9 +287,18 @@ static void learn_pct_events(struct schedule_mutator *m)
 	text[n] = '\0';
 	o = cJSON_Parse(text);
 	v = cJSON_GetObjectItemCaseSensitive(o, "pct_events");
+	racy = cJSON_GetObjectItemCaseSensitive(o, "pct_racy_events");
 	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15)
 		m->pct_events = (uint64_t)v->valuedouble;
+	if (cJSON_IsNumber(racy) && racy->valuedouble >= 1 && racy->valuedouble < 1e15)
+		m->pct_racy_events = (uint64_t)racy->valuedouble;
 	cJSON_Delete(o);
+}
+
+/* The events in's demote positions divide, as far as known (0: not yet). */
+static uint64_t demote_events(const struct schedule_mutator *m, const struct exec_input *in)
+{
+	return in->flags & INPUT_FLAG_RACY ? m->pct_racy_events : m->pct_events;
 }
 
 /*
@@ -300,12 +310,12 @@ static void learn_pct_events(struct schedule_mutator *m)
  * events to much further (log-uniform over 2^32, where most moves of less
  * than 2^32 / events keep the change point on the same event).
  */
-static void move_demotion(struct schedule_mutator *m, struct injection *inj)
+static void move_demotion(struct schedule_mutator *m, struct injection *inj, uint64_t events)
 {
 	uint32_t delta = 1 + below(m, 1u << below(m, 31));
 
-	if (m->pct_events && below(m, 4)) {
-		uint64_t event = ((1ull << 32) + m->pct_events - 1) / m->pct_events;
+	if (events && below(m, 4)) {
+		uint64_t event = ((1ull << 32) + events - 1) / events;
 		uint64_t d = event * (1 + below(m, 1u << below(m, 8)));
 
 		delta = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
@@ -314,7 +324,8 @@ static void move_demotion(struct schedule_mutator *m, struct injection *inj)
 }
 
 /* A new demotion, near one of the schedule's or anywhere, below the others' priorities. */
-static struct injection new_demotion(struct schedule_mutator *m, const struct schedule *s)
+static struct injection new_demotion(struct schedule_mutator *m, const struct schedule *s,
+				     uint64_t events)
 {
 	struct injection inj = {
 		.kind = INJECT_DEMOTE, .step = (uint32_t)(next_random(m) >> 32), .arg = 2};
@@ -328,7 +339,7 @@ static struct injection new_demotion(struct schedule_mutator *m, const struct sc
 				inj.step = s->at[i].step; /* then moved a little */
 		}
 	if (n && inj.step != 0)
-		move_demotion(m, &inj);
+		move_demotion(m, &inj, events);
 	inj.arg = (uint16_t)(lowest > 2 ? lowest - 1 : 2);
 	return inj;
 }
@@ -356,7 +367,7 @@ static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 	case 3:
 	case 4:
 		if (pick && pick->kind == INJECT_DEMOTE) {
-			move_demotion(m, pick);
+			move_demotion(m, pick, demote_events(m, in));
 			return;
 		}
 		break;
@@ -369,7 +380,7 @@ static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 	default:
 		break;
 	}
-	add_injection(s, new_demotion(m, s));
+	add_injection(s, new_demotion(m, s, demote_events(m, in)));
 }
 
 /* One structured change to in; add (another corpus input, or NULL) may be spliced from. */

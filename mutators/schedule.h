@@ -29,6 +29,7 @@ struct schedule_mutator {
 	uint8_t fixed_depth;	   /* REWIND_PCT_DEPTH, or 0: PCT samples of mixed depths */
 	uint8_t racy_eighths; /* PCT samples that count racy events, in 8ths (REWIND_PCT_RACY) */
 	uint64_t pct_events;  /* the job's profiled events (0: not known yet) */
+	uint64_t pct_racy_events;  /* the same, counted as racy-events inputs count them */
 	const char *progress_path; /* REWIND_PROGRESS_FILE: where the harness says them */
 	uint32_t progress_tries;
 	uint8_t out[INPUT_MAX_SIZE];

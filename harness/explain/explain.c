@@ -15,9 +15,9 @@
 
 #define EVENT_LOG_CAP (1u << 19) /* events logged per run for the racing pair */
 
-/* Where an injection acts, in the unit it counts: steps, or events. */
-static bool position_of(const struct executor *ex, const struct injection *inj,
-			enum position_unit *unit, uint64_t *pos)
+/* Where an injection acts, in the unit it counts: steps, or events (k: the demotes' events). */
+static bool position_of(uint64_t k, const struct injection *inj, enum position_unit *unit,
+			uint64_t *pos)
 {
 	switch (inj->kind) {
 	case INJECT_PRIORITY:
@@ -28,7 +28,7 @@ static bool position_of(const struct executor *ex, const struct injection *inj,
 		return true;
 	case INJECT_DEMOTE:
 		*unit = UNIT_EVENT;
-		*pos = (uint64_t)inj->step * ex->pct_events >> 32;
+		*pos = (uint64_t)inj->step * k >> 32;
 		return true;
 	default:
 		*unit = UNIT_STEP;
@@ -38,16 +38,16 @@ static bool position_of(const struct executor *ex, const struct injection *inj,
 }
 
 /* The injection moved to pos (in its unit); false if no position means pos. */
-static bool move_to(const struct executor *ex, struct injection *inj, uint64_t pos)
+static bool move_to(uint64_t k, struct injection *inj, uint64_t pos)
 {
 	uint64_t step = pos;
 
 	if (inj->kind == INJECT_DEMOTE) {
-		if (pos >= ex->pct_events)
+		if (pos >= k)
 			return false;
 		/* the least fraction of 2^32 whose event is pos */
-		step = ((pos << 32) + ex->pct_events - 1) / ex->pct_events;
-		if ((step * ex->pct_events >> 32) != pos)
+		step = ((pos << 32) + k - 1) / k;
+		if ((step * k >> 32) != pos)
 			return false;
 	}
 	if (step > UINT32_MAX)
@@ -63,7 +63,7 @@ static int probe(struct explanation *x, struct executor *ex, uint32_t i, uint64_
 	struct exec_input moved = x->minimal;
 	int rc;
 
-	if (!move_to(ex, &moved.schedule.at[i], pos))
+	if (!move_to(executor_demote_events(ex, &moved), &moved.schedule.at[i], pos))
 		return -1;
 	rc = fails_alike(ex, &moved, &x->signature, res);
 	x->window_execs++;
@@ -111,7 +111,8 @@ static int find_windows(struct explanation *x, struct executor *ex)
 		struct window *w = &x->windows[x->window_count];
 
 		*w = (struct window){.index = i, .inj = x->minimal.schedule.at[i]};
-		if (!position_of(ex, &w->inj, &w->unit, &w->pos))
+		if (!position_of(executor_demote_events(ex, &x->minimal), &w->inj, &w->unit,
+				 &w->pos))
 			continue;
 		w->lo = w->hi = w->pos;
 		if (scan(x, ex, i, w, -1) < 0 || scan(x, ex, i, w, +1) < 0)

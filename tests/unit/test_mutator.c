@@ -390,7 +390,8 @@ static void test_change_points_move_by_events(void **state)
 	static struct exec_input in = {.seed = 5, .mode = INPUT_MODE_PCT}, got;
 	char path[] = "/tmp/rewind-test-progress-XXXXXX";
 	int fd = mkstemp(path);
-	const char *text = "{\"execs\": 3, \"seconds\": 1.5, \"pct_events\": 300}\n";
+	const char *text = "{\"execs\": 3, \"seconds\": 1.5, \"pct_events\": 300, "
+			   "\"pct_racy_events\": 30}\n";
 	uint32_t near[2] = {0, 0}, same[2] = {0, 0};
 	size_t len;
 
@@ -428,9 +429,42 @@ static void test_change_points_move_by_events(void **state)
 		"neighbouring event (up to 128 away), %u on the same; not knowing, %u and %u\n",
 		events, near[0], same[0], near[1], same[1]);
 	assert_int_equal(m->pct_events, events);
+	assert_int_equal(m->pct_racy_events, 30);
 	assert_int_equal(blind->pct_events, 0);
 	assert_true(near[0] > 2 * near[1]);
 	assert_true(same[0] * 2 < same[1]);
+
+	/* an input that counts racy events moves by those: 30 of them, event 15's middle
+	 * (and, not knowing them, by the 300 of a plain input: mostly on the same) */
+	in.flags = INPUT_FLAG_RACY;
+	in.schedule.at[0].step = 0x80000000u + 0x100000000ull / 60;
+	len = input_encode(&in, buf);
+	for (int k = 0; k < 2; k++) {
+		near[k] = same[k] = 0;
+		if (k) {
+			m->progress_path = NULL;
+			m->pct_racy_events = 0;
+		}
+		for (int i = 0; i < 20000; i++) {
+			uint8_t *out;
+			size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+			uint64_t to;
+
+			assert_int_equal(input_parse(out, n, &got, NULL, 0), 0);
+			if (got.seed != in.seed || got.schedule.count != 1 ||
+			    got.schedule.at[0].kind != INJECT_DEMOTE)
+				continue;
+			to = (uint64_t)got.schedule.at[0].step * 30 >> 32;
+			same[k] += to == 15;
+			near[k] += to != 15;
+		}
+	}
+	print_message("racy events: %u moves to another of 30 events, %u on the same; not "
+		      "knowing them, %u and %u\n",
+		      near[0], same[0], near[1], same[1]);
+	assert_true(near[0] > same[0]);
+	assert_true(same[0] * 3 < same[1] * 2);
+	in.flags = 0;
 }
 
 /*
