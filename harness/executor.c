@@ -1,6 +1,7 @@
 #include "harness/executor.h"
 
 #include "harness/event_log.h"
+#include "harness/job.h"
 #include "harness/job_start.h"
 #include "harness/racy_sites.h"
 #include "vmm/host_time.h"
@@ -156,6 +157,33 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 }
 
 /*
+ * One profile run of input, quietly (the user sees the executions, not the
+ * profiles). What a profile learns goes into later runs, so it must be the
+ * guest's own verdict, as a replay's is: the job's wall budget, a fuzzing
+ * guard, does not cut a profile short (a profile cut at 10 s in a loaded box
+ * learned less than its replay did, and the artifact replayed otherwise).
+ * -EIO when the host failed or stalled past the replay guard.
+ */
+static int run_profile(struct executor *ex, const struct exec_input *profile)
+{
+	FILE *output = ex->vm.cfg.output;
+	uint64_t wall_ms = ex->vm.cfg.wall_ms;
+	int rc;
+
+	ex->vm.cfg.output = NULL;
+	ex->vm.cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
+	rc = run_once(ex, profile);
+	ex->vm.cfg.output = output;
+	ex->vm.cfg.wall_ms = wall_ms;
+	if (rc == 0 && (ex->vm.outcome == VM_WALL_BUDGET || ex->vm.outcome == VM_HOST_ERROR)) {
+		rw_err("the job's profile run (pct mode, seed %" PRIu64 ") did not end: %s (%s)",
+		       profile->seed, vm_outcome_name(ex->vm.outcome), ex->vm.detail);
+		return -EIO;
+	}
+	return rc;
+}
+
+/*
  * The job's events in pct mode with seed 0 and no injections (at least 1
  * once profiled). The runtime reports its last events when the program
  * exits; one that dies first is counted to PROFILE_GRAIN events.
@@ -163,13 +191,10 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 static int profile_pct(struct executor *ex)
 {
 	static const struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
-	FILE *output = ex->vm.cfg.output;
 	int rc;
 
-	ex->vm.cfg.output = NULL; /* the user sees the executions, not the profile */
 	ex->vm.cfg.countdown_max = PROFILE_GRAIN;
-	rc = run_once(ex, &profile);
-	ex->vm.cfg.output = output;
+	rc = run_profile(ex, &profile);
 	ex->vm.cfg.countdown_max = 0;
 	if (rc == 0)
 		ex->pct_events = ex->vm.counter.blocks ? ex->vm.counter.blocks : 1;
@@ -190,16 +215,17 @@ static int profile_pct(struct executor *ex)
  * every event, and the user is told once.
  */
 #define RACY_PROFILES 4
-/* Longer profiles are not logged (each logged event is an exit: 4 x 100,000
- * of them take about a minute in the box); their racy inputs count every event. */
-#define RACY_PROFILE_EVENTS_MAX 100000u
+/* Longer profiles are not logged, their racy inputs count every event: each
+ * logged event is an exit, and 4 runs of lost_update's 80,000 took 40 s in a
+ * loaded box before its first input ran (4 x 25,000 take about 10 s there,
+ * a tenth of a second on hardware). */
+#define RACY_PROFILE_EVENTS_MAX 25000u
 
 static int profile_racy(struct executor *ex)
 {
 	static struct racy_sites sites; /* once a process */
 	struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
 	struct vm_event_log log = {.at = NULL};
-	FILE *output = ex->vm.cfg.output;
 	bool learned = true;
 	int rc = 0;
 
@@ -214,16 +240,14 @@ static int profile_racy(struct executor *ex)
 	}
 	if (event_log_alloc(&log) < 0)
 		return 0;
-	ex->vm.cfg.output = NULL;
 	for (uint64_t i = 1; i <= RACY_PROFILES && rc == 0 && learned; i++) {
 		profile.seed = i % RACY_PROFILES; /* seed 0 last */
 		log.count = log.dropped = log.threads = 0;
 		ex->vm.event_log = &log;
-		rc = run_once(ex, &profile);
+		rc = run_profile(ex, &profile);
 		ex->vm.event_log = NULL;
 		learned = rc == 0 && racy_sites_add(&sites, &log) == 0;
 	}
-	ex->vm.cfg.output = output;
 	if (learned) {
 		racy_sites_quiet(&sites, ex->site_map); /* seed 0's log is still in log */
 		ex->pct_racy_events = racy_sites_count(&log, ex->site_map);

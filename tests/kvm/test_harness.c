@@ -655,8 +655,9 @@ static void test_a_spin_on_a_flag_lets_the_other_thread_run(void **state)
  * The fair continuation (vmm/vm.c step_budget_spent): a pct run still going
  * when its step budget runs out is no livelock yet; it goes on for one more
  * budget under the kernel's fair scheduler. guest/tests/poll_slots.c (a
- * correct pool; pct seed 0 takes 33 job steps) with a budget of 25 steps
- * (the boot takes 20 of them): the budget runs out at job step 5, the
+ * correct pool; pct seed 0 takes 33 job steps) with a budget of 26 steps
+ * (the boot takes 20 of them; the runtime's first read, which a pct run
+ * needs, comes in the sixth job step): the budget runs out at job step 6, the
  * trace records the switch (a `preempt` record, why `fair`), and the run
  * passes, the same on every run. Counter mode, whose scheduler is the fair
  * one already, has no continuation: with that budget it is a livelock.
@@ -669,7 +670,7 @@ static void test_a_pct_run_out_of_steps_goes_on_fairly(void **state)
 
 	(void)state;
 	write_mode_input(DIR "/fair", "pct", "");
-	sh(HARNESS " " DIR "/fair --step-budget 25 --trace " DIR "/fair.trace -- /tests/poll_slots"
+	sh(HARNESS " " DIR "/fair --step-budget 26 --trace " DIR "/fair.trace -- /tests/poll_slots"
 		   " && build/bin/rewind trace --text " DIR "/fair.trace",
 	   r);
 	expect_status(r, 0, "outcome pass at step ");
@@ -678,12 +679,12 @@ static void test_a_pct_run_out_of_steps_goes_on_fairly(void **state)
 	at = strstr(r->err, ", trace 0x");
 	assert_non_null(at);
 	snprintf(trace, sizeof(trace), "%.*s", (int)strcspn(at, "\n"), at);
-	sh(HARNESS " " DIR "/fair --step-budget 25 -- /tests/poll_slots", again);
+	sh(HARNESS " " DIR "/fair --step-budget 26 -- /tests/poll_slots", again);
 	expect_status(again, 0, "outcome pass at step ");
 	assert_non_null(strstr(again->err, trace)); /* the continuation is part of the run */
 	write_counter_input(DIR "/fair-counter", "");
-	sh(HARNESS " " DIR "/fair-counter --step-budget 25 -- /tests/poll_slots", r);
-	expect_status(r, 1, "outcome livelock (step budget of 25 exceeded) at step 5,");
+	sh(HARNESS " " DIR "/fair-counter --step-budget 26 -- /tests/poll_slots", r);
+	expect_status(r, 1, "outcome livelock (step budget of 26 exceeded) at step 6,");
 }
 
 /*
