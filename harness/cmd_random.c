@@ -65,9 +65,12 @@ int cmd_random(struct cli *c)
 		return STATUS_SETUP;
 	}
 	/* the baseline is PCT as published, over every event, unless a benchmark
-	 * asks for samples that count racy events (REWIND_PCT_RACY) */
+	 * asks for samples that count racy events (REWIND_PCT_RACY), from the
+	 * first sample on unless it says when (REWIND_PCT_RACY_AFTER) */
 	if (!getenv("REWIND_PCT_RACY"))
 		m->racy_eighths = 0;
+	if (!getenv("REWIND_PCT_RACY_AFTER"))
+		m->racy_after = 0;
 	h.map = map;
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

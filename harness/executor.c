@@ -245,6 +245,7 @@ static int profile_racy(struct executor *ex)
 		log.count = log.dropped = log.threads = 0;
 		ex->vm.event_log = &log;
 		rc = run_profile(ex, &profile);
+		ex->racy_profile_runs++;
 		ex->vm.event_log = NULL;
 		learned = rc == 0 && racy_sites_add(&sites, &log) == 0;
 	}

@@ -47,6 +47,7 @@ struct executor {
 	 * failed (they then count every event) */
 	bool racy_profiled, racy_ok;
 	uint64_t pct_racy_events;
+	uint64_t racy_profile_runs; /* the logged profile runs made so far (guest runs too) */
 	uint8_t site_map[REWIND_SITE_BYTES];
 	bool vm_created;
 };

@@ -67,11 +67,13 @@ void harness_write_progress(const struct harness *h)
 		     h->busy_seconds, (unsigned long long)h->ex.pct_events,
 		     (unsigned long long)(h->ex.racy_ok ? h->ex.pct_racy_events : 0));
 	if (h->first_failure_exec)
-		n += snprintf(text + n, sizeof(text) - (size_t)n,
-			      ", \"first_failure\": {\"execution\": %llu, \"class\": \"%s\", "
-			      "\"artifact\": \"%s\"}",
-			      (unsigned long long)h->first_failure_exec,
-			      exec_class_name(h->first_failure_class), h->first_failure_artifact);
+		n += snprintf(
+			text + n, sizeof(text) - (size_t)n,
+			", \"first_failure\": {\"execution\": %llu, "
+			"\"racy_profile_runs\": %llu, \"class\": \"%s\", \"artifact\": \"%s\"}",
+			(unsigned long long)h->first_failure_exec,
+			(unsigned long long)h->first_failure_profiles,
+			exec_class_name(h->first_failure_class), h->first_failure_artifact);
 	n += snprintf(text + n, sizeof(text) - (size_t)n, "}\n");
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return;
@@ -132,6 +134,7 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 		return 0;
 	if (!h->failures++) {
 		h->first_failure_exec = h->execs;
+		h->first_failure_profiles = h->ex.racy_profile_runs;
 		h->first_failure_class = out->cls;
 	}
 	if (!h->artifact_dir) {

@@ -35,6 +35,7 @@ struct harness {
 	uint64_t skips;	   /* runs that ended in the job's skip status */
 	uint64_t decoded;  /* inputs made valid by input_decode */
 	uint64_t first_failure_exec; /* the execution (1, 2, ...) of the first failure; 0: none */
+	uint64_t first_failure_profiles; /* the racy-events profile runs before it */
 	enum exec_class first_failure_class;
 	char first_failure_artifact[4096]; /* its artifact ("" if none was written) */
 };

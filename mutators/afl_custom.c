@@ -49,6 +49,8 @@ void *afl_custom_init(void *afl, unsigned int seed)
 					     "the mixture of depths is used");
 	m->racy_eighths = (uint8_t)env_number("REWIND_PCT_RACY", 0, 8, PCT_RACY_EIGHTHS,
 					      "half the PCT samples count racy events");
+	m->racy_after = (uint32_t)env_number("REWIND_PCT_RACY_AFTER", 0, 1000000, PCT_RACY_AFTER,
+					     "racy samples start after 16 plain ones");
 	m->progress_path = getenv("REWIND_PROGRESS_FILE");
 	return m;
 }

@@ -238,11 +238,11 @@ static uint32_t demotions(const struct schedule *s)
  * any change point that lands in it, and on one CPU a change point
  * elsewhere seldom closes it.
  *
- * racy_eighths of 8 samples count racy events (INPUT_FLAG_RACY): their
- * change points fall on events that can race, seldom on the thousands a
- * thread makes on data no other thread writes (quiet sites of the job's
- * profile runs, harness/racy_sites.c). The others count every event, and
- * keep PCT's bound.
+ * After the first racy_after samples, racy_eighths of 8 samples count
+ * racy events (INPUT_FLAG_RACY): their change points fall on events that
+ * can race, seldom on the thousands a thread makes on data no other thread
+ * writes (quiet sites of the job's profile runs, harness/racy_sites.c).
+ * The others count every event, and keep PCT's bound.
  */
 static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 {
@@ -252,7 +252,9 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 
 	in->seed = next_random(m);
 	in->flags = 0;
-	if (m->racy_eighths && below(m, 8) < m->racy_eighths)
+	if (m->samples < UINT32_MAX)
+		m->samples++;
+	if (m->racy_eighths && m->samples > m->racy_after && below(m, 8) < m->racy_eighths)
 		in->flags = INPUT_FLAG_RACY;
 	in->schedule.count = 0;
 	for (uint32_t i = 1; i < d; i++)

@@ -28,6 +28,8 @@ struct schedule_mutator {
 	int32_t fixed_local_share; /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
 	uint8_t fixed_depth;	   /* REWIND_PCT_DEPTH, or 0: PCT samples of mixed depths */
 	uint8_t racy_eighths; /* PCT samples that count racy events, in 8ths (REWIND_PCT_RACY) */
+	uint32_t racy_after;  /* ... from the sample after this many (REWIND_PCT_RACY_AFTER) */
+	uint32_t samples;     /* fresh PCT samples made so far */
 	uint64_t pct_events;  /* the job's profiled events (0: not known yet) */
 	uint64_t pct_racy_events;  /* the same, counted as racy-events inputs count them */
 	const char *progress_path; /* REWIND_PROGRESS_FILE: where the harness says them */
@@ -64,6 +66,13 @@ uint32_t schedule_local_share(const struct schedule_mutator *m);
 
 /* PCT samples that count racy events, in 8ths, unless REWIND_PCT_RACY says (the guided search) */
 #define PCT_RACY_EIGHTHS 4
+/*
+ * ... once this many plain samples have been made (REWIND_PCT_RACY_AFTER):
+ * the first racy sample costs 4 logged profile runs, more than the whole
+ * search for a bug plain samples hit within a few (docs/performance.md,
+ * "Samples that count racy events").
+ */
+#define PCT_RACY_AFTER 16
 
 #define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
 

@@ -550,8 +550,9 @@ static void test_random_pct_depth_from_env(void **state)
 /*
  * Fresh PCT samples count racy events in racy_eighths of 8: half of them by
  * default, as REWIND_PCT_RACY says for benchmarks (0 none, 8 all); a value
- * out of 0..8 is refused and the default used. Local changes keep the flag
- * of the entry they change.
+ * out of 0..8 is refused and the default used. None of the first 16 does
+ * by default (REWIND_PCT_RACY_AFTER=0: from the first). Local changes keep
+ * the flag of the entry they change.
  */
 static void test_racy_samples(void **state)
 {
@@ -565,8 +566,10 @@ static void test_racy_samples(void **state)
 
 		if (values[v])
 			setenv("REWIND_PCT_RACY", values[v], 1);
+		setenv("REWIND_PCT_RACY_AFTER", "0", 1); /* the share from the first sample on */
 		m = new_mutator(43);
 		unsetenv("REWIND_PCT_RACY");
+		unsetenv("REWIND_PCT_RACY_AFTER");
 		for (int i = 0; i < 800; i++) {
 			uint8_t *out = NULL;
 			struct exec_input in;
@@ -578,6 +581,31 @@ static void test_racy_samples(void **state)
 		if (racy < low[v] || racy > high[v])
 			fail_msg("REWIND_PCT_RACY %s: %u racy samples of 800, wanted %u..%u",
 				 values[v] ? values[v] : "unset", racy, low[v], high[v]);
+		afl_custom_deinit(m);
+		mutators[0] = NULL;
+	}
+
+	/* racy samples start after PCT_RACY_AFTER plain ones, or as REWIND_PCT_RACY_AFTER says */
+	for (unsigned int after = 0; after <= PCT_RACY_AFTER; after += PCT_RACY_AFTER) {
+		struct schedule_mutator *m;
+		unsigned int first_racy = 0;
+
+		if (after != PCT_RACY_AFTER)
+			setenv("REWIND_PCT_RACY_AFTER", "0", 1);
+		m = new_mutator(45);
+		unsetenv("REWIND_PCT_RACY_AFTER");
+		for (unsigned int i = 1; i <= 200 && !first_racy; i++) {
+			uint8_t *out = NULL;
+			struct exec_input in;
+			size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
+
+			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+			if (in.flags == INPUT_FLAG_RACY)
+				first_racy = i;
+		}
+		print_message("racy after %u: the first racy sample is sample %u\n", after,
+			      first_racy);
+		assert_true(first_racy > after && first_racy <= after + 8);
 		afl_custom_deinit(m);
 		mutators[0] = NULL;
 	}
