@@ -328,7 +328,8 @@ static void test_pct_mode_mutants(void **state)
 /*
  * The local share: a search starts on fresh samples (1 in 16 mutants
  * local), moves mutants to local changes when they pay more often than
- * fresh samples, and back; both ways keep 1/16 at least. afl-fuzz's seeds
+ * fresh samples (one payoff is not enough), and back; both ways keep 1/16
+ * at least. afl-fuzz's seeds
  * at startup (no parent) credit nothing.
  */
 static void test_local_share_follows_what_paid(void **state)
@@ -367,6 +368,15 @@ static void test_local_share_follows_what_paid(void **state)
 	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 1000, .paid = 0};
 	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 1000, .paid = 500};
 	assert_int_equal(schedule_local_share(m), 64);
+	/* one local change paid early, nothing since (reorder_many's search) */
+	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 1463, .paid = 1};
+	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 3113, .paid = 1};
+	assert_int_equal(schedule_local_share(m), 64);
+	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 2, .paid = 1};
+	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 30, .paid = 0};
+	assert_int_equal(schedule_local_share(m), 64);
+	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 4, .paid = 2};
+	assert_true(schedule_local_share(m) > 64);
 	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 1000, .paid = 1000};
 	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 1000, .paid = 0};
 	assert_true(schedule_local_share(m) >= 950);
