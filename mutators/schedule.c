@@ -467,10 +467,10 @@ size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out)
 /*
  * The local share: fresh samples are the search's base (PCT's guarantee),
  * and local changes get mutants as far as they have paid more often than
- * fresh samples: each way's rate of new queue entries a mutant, (paid -
- * 1) / (tried + 8) for local changes and (paid + 1/2) / (tried + 8) for
- * fresh samples (so local changes that paid once or never, however few
- * were tried, never look better: one new entry can be luck, and one local
+ * fresh samples: each way's rate of new queue entries a mutant,
+ * (paid - 1) / (tried + 8) for local changes and (paid + 1/2) / (tried + 8)
+ * for fresh samples (so local changes that have paid at most once, however
+ * few were tried, never look better: one new entry can be luck, and one local
  * change that paid among its first tries kept local changes at 8-32% of
  * thousands of mutants that paid nothing more, where reorder_many's
  * executions then failed 63 in 1,000 against 86 at the floor;

@@ -329,8 +329,7 @@ static void test_pct_mode_mutants(void **state)
  * The local share: a search starts on fresh samples (1 in 16 mutants
  * local), moves mutants to local changes when they pay more often than
  * fresh samples (one payoff is not enough), and back; both ways keep 1/16
- * at least. afl-fuzz's seeds
- * at startup (no parent) credit nothing.
+ * at least. afl-fuzz's seeds at startup (no parent) credit nothing.
  */
 static void test_local_share_follows_what_paid(void **state)
 {
