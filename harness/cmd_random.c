@@ -71,6 +71,7 @@ int cmd_random(struct cli *c)
 		m->racy_eighths = 0;
 	if (!getenv("REWIND_PCT_RACY_AFTER"))
 		m->racy_after = 0;
+	m->racy_by_estimate = false; /* no estimate here: no afl-fuzz, no progress file */
 	h.map = map;
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

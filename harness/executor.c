@@ -157,51 +157,6 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 }
 
 /*
- * One profile run of input, quietly (the user sees the executions, not the
- * profiles). What a profile learns goes into later runs, so it must be the
- * guest's own verdict, as a replay's is: the job's wall budget, a fuzzing
- * guard, does not cut a profile short (a profile cut at 10 s in a loaded box
- * learned less than its replay did, and the artifact replayed otherwise).
- * -EIO when the host failed or stalled past the replay guard.
- */
-static int run_profile(struct executor *ex, const struct exec_input *profile)
-{
-	FILE *output = ex->vm.cfg.output;
-	uint64_t wall_ms = ex->vm.cfg.wall_ms;
-	int rc;
-
-	ex->vm.cfg.output = NULL;
-	ex->vm.cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
-	rc = run_once(ex, profile);
-	ex->vm.cfg.output = output;
-	ex->vm.cfg.wall_ms = wall_ms;
-	if (rc == 0 && (ex->vm.outcome == VM_WALL_BUDGET || ex->vm.outcome == VM_HOST_ERROR)) {
-		rw_err("the job's profile run (pct mode, seed %" PRIu64 ") did not end: %s (%s)",
-		       profile->seed, vm_outcome_name(ex->vm.outcome), ex->vm.detail);
-		return -EIO;
-	}
-	return rc;
-}
-
-/*
- * The job's events in pct mode with seed 0 and no injections (at least 1
- * once profiled). The runtime reports its last events when the program
- * exits; one that dies first is counted to PROFILE_GRAIN events.
- */
-static int profile_pct(struct executor *ex)
-{
-	static const struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
-	int rc;
-
-	ex->vm.cfg.countdown_max = PROFILE_GRAIN;
-	rc = run_profile(ex, &profile);
-	ex->vm.cfg.countdown_max = 0;
-	if (rc == 0)
-		ex->pct_events = ex->vm.counter.blocks ? ex->vm.counter.blocks : 1;
-	return rc;
-}
-
-/*
  * Runs of the profile with every event logged, for the job's quiet sites
  * (harness/racy_sites.h): once, before the first input that counts racy
  * events. The priority orders of seeds 1..RACY_PROFILES-1 first (a
@@ -221,11 +176,114 @@ static int profile_pct(struct executor *ex)
  * a tenth of a second on hardware). */
 #define RACY_PROFILE_EVENTS_MAX 25000u
 
+/*
+ * One profile run of input, quietly (the user sees the executions, not the
+ * profiles), reading at least every PROFILE_GRAIN events (so that a run
+ * the program ends by dying is counted closely, and every profile of a
+ * seed is the same run, logged or not). What a profile learns goes into
+ * later runs, so it must be the guest's own verdict, as a replay's is: the
+ * job's wall budget, a fuzzing guard, does not cut a profile short (a
+ * profile cut at 10 s in a loaded box learned less than its replay did,
+ * and the artifact replayed otherwise). -EIO when the host failed or
+ * stalled past the replay guard.
+ */
+static int run_profile(struct executor *ex, const struct exec_input *profile)
+{
+	FILE *output = ex->vm.cfg.output;
+	uint64_t wall_ms = ex->vm.cfg.wall_ms;
+	int rc;
+
+	ex->vm.cfg.output = NULL;
+	ex->vm.cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
+	ex->vm.cfg.countdown_max = PROFILE_GRAIN;
+	rc = run_once(ex, profile);
+	ex->vm.cfg.countdown_max = 0;
+	ex->vm.cfg.output = output;
+	ex->vm.cfg.wall_ms = wall_ms;
+	if (rc == 0 && (ex->vm.outcome == VM_WALL_BUDGET || ex->vm.outcome == VM_HOST_ERROR)) {
+		rw_err("the job's profile run (pct mode, seed %" PRIu64 ") did not end: %s (%s)",
+		       profile->seed, vm_outcome_name(ex->vm.outcome), ex->vm.detail);
+		return -EIO;
+	}
+	return rc;
+}
+
+/* The log of the seed-0 profile, empty; false if there is no memory for it (none is kept). */
+static bool seed0_log_ready(struct executor *ex)
+{
+	struct vm_event_log *log = &ex->seed0_log;
+
+	if (!log->at) {
+		log->at = calloc(RACY_PROFILE_EVENTS_MAX, sizeof(*log->at));
+		if (!log->at)
+			return false;
+		log->cap = RACY_PROFILE_EVENTS_MAX;
+		log->stop_when_full = true; /* a longer profile takes no exit an event */
+	}
+	log->count = log->threads = 0;
+	log->dropped = 0;
+	return true;
+}
+
+/* Whether the seed-0 profile was logged whole. */
+static bool seed0_log_whole(const struct executor *ex)
+{
+	return ex->seed0_log.at && ex->seed0_log.count && !ex->seed0_log.dropped;
+}
+
+/*
+ * What counting racy events would make of k, guessed for free from the
+ * seed-0 profile's log alone, with the quiet sites of its one priority
+ * order (which the four orders of profile_racy can only make fewer, never
+ * more). The mutator reads it in the progress file and draws racy samples
+ * from the first one where it cuts k to a quarter, none where it cuts less
+ * than a quarter (mutators/schedule.c racy_sample_due).
+ */
+static void estimate_racy_events(struct executor *ex)
+{
+	static struct racy_sites sites; /* 16 KiB of bits */
+
+	memset(&sites, 0, sizeof(sites));
+	if (seed0_log_whole(ex) && racy_sites_add(&sites, &ex->seed0_log) == 0) {
+		static uint8_t quiet[REWIND_SITE_BYTES];
+
+		racy_sites_quiet(&sites, quiet);
+		ex->pct_racy_estimate = racy_sites_count(&ex->seed0_log, quiet);
+	}
+	racy_sites_free(&sites);
+}
+
+/*
+ * The job's events in pct mode with seed 0 and no injections (at least 1
+ * once profiled). The runtime reports its last events when the program
+ * exits; one that dies first is counted to PROFILE_GRAIN events. Under
+ * afl-fuzz (cfg.log_pct_profile) the run is logged up to
+ * RACY_PROFILE_EVENTS_MAX events: the estimate above, and seed 0's log for
+ * profile_racy, which then makes one run fewer.
+ */
+static int profile_pct(struct executor *ex)
+{
+	static const struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
+	bool logged = ex->cfg.log_pct_profile && seed0_log_ready(ex);
+	int rc;
+
+	ex->vm.event_log = logged ? &ex->seed0_log : NULL;
+	rc = run_profile(ex, &profile);
+	ex->vm.event_log = NULL;
+	if (rc)
+		return rc;
+	ex->pct_events = ex->vm.counter.blocks ? ex->vm.counter.blocks : 1;
+	if (logged)
+		estimate_racy_events(ex);
+	return 0;
+}
+
 static int profile_racy(struct executor *ex)
 {
 	static struct racy_sites sites; /* once a process */
 	struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
 	struct vm_event_log log = {.at = NULL};
+	const struct vm_event_log *seed0 = seed0_log_whole(ex) ? &ex->seed0_log : &log;
 	bool learned = true;
 	int rc = 0;
 
@@ -241,7 +299,11 @@ static int profile_racy(struct executor *ex)
 	if (event_log_alloc(&log) < 0)
 		return 0;
 	for (uint64_t i = 1; i <= RACY_PROFILES && rc == 0 && learned; i++) {
-		profile.seed = i % RACY_PROFILES; /* seed 0 last */
+		profile.seed = i % RACY_PROFILES;	  /* seed 0 last */
+		if (profile.seed == 0 && seed0 != &log) { /* logged already, as the k profile */
+			learned = racy_sites_add(&sites, seed0) == 0;
+			continue;
+		}
 		log.count = log.dropped = log.threads = 0;
 		ex->vm.event_log = &log;
 		rc = run_profile(ex, &profile);
@@ -250,8 +312,8 @@ static int profile_racy(struct executor *ex)
 		learned = rc == 0 && racy_sites_add(&sites, &log) == 0;
 	}
 	if (learned) {
-		racy_sites_quiet(&sites, ex->site_map); /* seed 0's log is still in log */
-		ex->pct_racy_events = racy_sites_count(&log, ex->site_map);
+		racy_sites_quiet(&sites, ex->site_map);
+		ex->pct_racy_events = racy_sites_count(seed0, ex->site_map);
 		ex->racy_ok = true;
 	} else if (rc == 0) {
 		fprintf(stderr,
@@ -317,6 +379,8 @@ void executor_close(struct executor *ex)
 	if (ex->vm_created)
 		vm_destroy(&ex->vm);
 	run_inputs_free(&ex->in);
+	free(ex->seed0_log.at);
+	ex->seed0_log.at = NULL;
 	ex->vm_created = false;
 }
 

@@ -61,11 +61,12 @@ void harness_write_progress(const struct harness *h)
 	n = snprintf(text, sizeof(text),
 		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
 		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu, "
-		     "\"pct_racy_events\": %llu",
+		     "\"pct_racy_events\": %llu, \"pct_racy_estimate\": %llu",
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
 		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds,
 		     h->busy_seconds, (unsigned long long)h->ex.pct_events,
-		     (unsigned long long)(h->ex.racy_ok ? h->ex.pct_racy_events : 0));
+		     (unsigned long long)(h->ex.racy_ok ? h->ex.pct_racy_events : 0),
+		     (unsigned long long)h->ex.pct_racy_estimate);
 	if (h->first_failure_exec)
 		n += snprintf(
 			text + n, sizeof(text) - (size_t)n,
@@ -102,6 +103,7 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 {
 	struct exec_input input;
 	char path[4096];
+	bool profiled;
 	int rc;
 
 	h->execs++;
@@ -110,10 +112,13 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 	if (input_decode(data, len, &input) == 1)
 		h->decoded++;
 	out->why[0] = '\0';
+	profiled = h->ex.pct_events != 0;
 	rc = executor_run(&h->ex, &input, &out->res);
 	out->cls = out->res.cls;
 	if (rc < 0)
 		return rc;
+	if (!profiled && h->ex.pct_events)
+		harness_write_progress(h); /* the mutator waits for k and its estimate */
 	h->skips += out->cls == CLASS_SKIP;
 	if (out->res.counter_missing) {
 		/* the job cannot provide the mode: as if the input were invalid */

@@ -51,6 +51,8 @@ void *afl_custom_init(void *afl, unsigned int seed)
 					      "half the PCT samples count racy events");
 	m->racy_after = (uint32_t)env_number("REWIND_PCT_RACY_AFTER", 0, 1000000, PCT_RACY_AFTER,
 					     "racy samples start after 16 plain ones");
+	/* a benchmark that says when racy samples start gets just that */
+	m->racy_by_estimate = !getenv("REWIND_PCT_RACY_AFTER");
 	m->progress_path = getenv("REWIND_PROGRESS_FILE");
 	return m;
 }

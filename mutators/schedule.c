@@ -244,6 +244,31 @@ static uint32_t demotions(const struct schedule *s)
  * writes (quiet sites of the job's profile runs, harness/racy_sites.c).
  * The others count every event, and keep PCT's bound.
  */
+/*
+ * Whether this fresh sample may count racy events. The harness's estimate
+ * (the seed-0 profile's events counted by its own quiet sites, free: that
+ * run is made anyway) says what the site map would do to k. A map that cuts
+ * k to a quarter or less puts change points on racy events four times as
+ * often or more (reorder_many: 3,189 events, 141 racy, a racy sample fails
+ * 30 times as often): racy samples from the first, worth the 3 logged
+ * profile runs they cost. One that cuts less than a quarter gains less than
+ * those runs cost: no racy samples. In between, and with no estimate (a
+ * profile past 25,000 events, a benchmark that sets REWIND_PCT_RACY_AFTER),
+ * after racy_after plain samples.
+ */
+static bool racy_sample_due(const struct schedule_mutator *m)
+{
+	if (!m->racy_eighths)
+		return false;
+	if (m->racy_by_estimate && m->pct_events && m->pct_racy_estimate) {
+		if (m->pct_racy_estimate * 4 <= m->pct_events)
+			return true;
+		if (m->pct_racy_estimate * 4 > m->pct_events * 3)
+			return false;
+	}
+	return m->samples > m->racy_after;
+}
+
 static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 {
 	static const uint8_t depths[] = {
@@ -254,7 +279,7 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 	in->flags = 0;
 	if (m->samples < UINT32_MAX)
 		m->samples++;
-	if (m->racy_eighths && m->samples > m->racy_after && below(m, 8) < m->racy_eighths)
+	if (racy_sample_due(m) && below(m, 8) < m->racy_eighths)
 		in->flags = INPUT_FLAG_RACY;
 	in->schedule.count = 0;
 	for (uint32_t i = 1; i < d; i++)
@@ -267,19 +292,22 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 /*
  * The job's profiled event count, and the same counted as racy-events
  * inputs count it, which the harness writes into its progress file (harness_write_progress;
- * rewind-fuzz names the file in REWIND_PROGRESS_FILE), read once it is there, tried every 32
- * mutants until then: a position is a fraction of these events (docs/harness.md).
+ * rewind-fuzz names the file in REWIND_PROGRESS_FILE), with the estimate of the racy count
+ * (racy_sample_due): a position is a fraction of these events (docs/harness.md).
  */
 static void learn_pct_events(struct schedule_mutator *m)
 {
-	char text[512];
+	char text[8192]; /* a first failure's artifact path comes after the counts */
 	size_t n;
 	FILE *f;
 	cJSON *o;
-	const cJSON *v, *racy;
+	const cJSON *v, *racy, *estimate;
 
+	/* tried at every mutant until k is known (the first mutant may come
+	 * before the harness has written it, and the first fresh samples follow
+	 * its estimate), then every 32nd until the racy count is */
 	if ((m->pct_events && (m->pct_racy_events || !m->racy_eighths)) || !m->progress_path ||
-	    m->progress_tries++ % 32)
+	    (m->pct_events && m->progress_tries++ % 32))
 		return;
 	f = fopen(m->progress_path, "r");
 	if (!f)
@@ -290,10 +318,13 @@ static void learn_pct_events(struct schedule_mutator *m)
 	o = cJSON_Parse(text);
 	v = cJSON_GetObjectItemCaseSensitive(o, "pct_events");
 	racy = cJSON_GetObjectItemCaseSensitive(o, "pct_racy_events");
+	estimate = cJSON_GetObjectItemCaseSensitive(o, "pct_racy_estimate");
 	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15)
 		m->pct_events = (uint64_t)v->valuedouble;
 	if (cJSON_IsNumber(racy) && racy->valuedouble >= 1 && racy->valuedouble < 1e15)
 		m->pct_racy_events = (uint64_t)racy->valuedouble;
+	if (cJSON_IsNumber(estimate) && estimate->valuedouble >= 1 && estimate->valuedouble < 1e15)
+		m->pct_racy_estimate = (uint64_t)estimate->valuedouble;
 	cJSON_Delete(o);
 }
 

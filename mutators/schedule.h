@@ -27,12 +27,14 @@ struct schedule_mutator {
 	uint8_t last_arm;	   /* the way the last mutant was made, or PCT_ARM_NONE */
 	int32_t fixed_local_share; /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
 	uint8_t fixed_depth;	   /* REWIND_PCT_DEPTH, or 0: PCT samples of mixed depths */
-	uint8_t racy_eighths; /* PCT samples that count racy events, in 8ths (REWIND_PCT_RACY) */
-	uint32_t racy_after;  /* ... from the sample after this many (REWIND_PCT_RACY_AFTER) */
-	uint32_t samples;     /* fresh PCT samples made so far */
-	uint64_t pct_events;  /* the job's profiled events (0: not known yet) */
-	uint64_t pct_racy_events;  /* the same, counted as racy-events inputs count them */
-	const char *progress_path; /* REWIND_PROGRESS_FILE: where the harness says them */
+	uint8_t racy_eighths;  /* PCT samples that count racy events, in 8ths (REWIND_PCT_RACY) */
+	uint32_t racy_after;   /* ... from the sample after this many (REWIND_PCT_RACY_AFTER) */
+	bool racy_by_estimate; /* ... or as pct_racy_estimate says (schedule.c racy_sample_due) */
+	uint32_t samples;      /* fresh PCT samples made so far */
+	uint64_t pct_events;   /* the job's profiled events (0: not known yet) */
+	uint64_t pct_racy_events;   /* the same, counted as racy-events inputs count them */
+	uint64_t pct_racy_estimate; /* ... guessed from the seed-0 profile alone (0: not known) */
+	const char *progress_path;  /* REWIND_PROGRESS_FILE: where the harness says them */
 	uint32_t progress_tries;
 	uint8_t out[INPUT_MAX_SIZE];
 };
@@ -67,8 +69,9 @@ uint32_t schedule_local_share(const struct schedule_mutator *m);
 /* PCT samples that count racy events, in 8ths, unless REWIND_PCT_RACY says (the guided search) */
 #define PCT_RACY_EIGHTHS 4
 /*
- * ... once this many plain samples have been made (REWIND_PCT_RACY_AFTER):
- * the first racy sample costs 4 logged profile runs, more than the whole
+ * ... once this many plain samples have been made (REWIND_PCT_RACY_AFTER),
+ * unless the harness's estimate decides (schedule.c racy_sample_due): the
+ * first racy sample costs 3 or 4 logged profile runs, more than the whole
  * search for a bug plain samples hit within a few (docs/performance.md,
  * "Samples that count racy events").
  */

@@ -349,11 +349,21 @@ bool counter_read_unseen(struct vm *vm, uint32_t *answer)
 	return true;
 }
 
-/* The real read's answer: the runtime is told 1 and the VMM keeps the real countdown. */
+/*
+ * The real read's answer: the runtime is told 1 and the VMM keeps the real
+ * countdown; a log that stops when full and is full gets the real answer
+ * (log_left 0: the process's reads are real from here).
+ */
 static uint32_t logged_answer(struct vm *vm, struct counter_owed *o, uint32_t answer)
 {
-	if (!vm->event_log)
+	const struct vm_event_log *log = vm->event_log;
+
+	if (!log)
 		return answer;
+	if (log->stop_when_full && log->count >= log->cap) {
+		o->log_left = 0;
+		return answer;
+	}
 	o->log_left = answer & REWIND_COUNTER_COUNT_MASK;
 	return (answer & ~REWIND_COUNTER_COUNT_MASK) | 1;
 }
@@ -431,7 +441,7 @@ void counter_settle(struct vm *vm, uint64_t left, uint32_t pid)
 
 	if (!o)
 		return;
-	if (vm->event_log && left == 1)
+	if (vm->event_log && left == 1 && o->log_left)
 		left = o->log_left; /* logging, the runtime counts down from 1: the real count */
 	if (!vm->cfg.counter_mode || !c->started || left > o->armed)
 		return;

@@ -97,6 +97,10 @@ struct vm_event_log {
 	/* each thread's last logged event, whose `after` its next event fills in */
 	uint32_t last_tid[VM_EVENT_THREADS], last_at[VM_EVENT_THREADS], threads;
 	uint32_t last_pid[VM_EVENT_THREADS]; /* its process (REWIND_COUNTER_PROCESS_SHIFT) */
+	/* once cap events are logged, the rest of the run is not (its events
+	 * cost no exit each), and only the events at real reads are counted in
+	 * dropped: the run is the same, a long one is not slowed down */
+	bool stop_when_full;
 };
 
 struct vm;

@@ -1527,6 +1527,48 @@ static void test_rewind_fuzz_finds_the_unix_socket_server_bug(void **state)
 			  "unix_sessions: 1 sessions for 2 clients");
 }
 
+/* The number after "key": in text, or -1. */
+static long json_number_of(const char *text, const char *key)
+{
+	char quoted[64];
+	const char *at;
+
+	snprintf(quoted, sizeof(quoted), "\"%s\": ", key);
+	at = strstr(text, quoted);
+	return at ? strtol(at + strlen(quoted), NULL, 10) : -1;
+}
+
+/*
+ * Where the site map cuts k to a quarter or less, the search draws racy
+ * samples from its first (mutators/schedule.c racy_sample_due):
+ * reorder_many's twelve hashing threads make thousands of events on a
+ * buffer no other thread writes, and the harness's free estimate from the
+ * k profile says so. The racy profile then makes 3 logged runs, seed 0's
+ * log being the k profile's, and the artifact it finds replays identically
+ * in a fresh harness, which makes all 4 (the same site map either way).
+ */
+static void test_rewind_fuzz_starts_racy_samples_where_the_map_pays(void **state)
+{
+	struct run *r = new_run(), *p = new_run();
+	long events, estimate;
+
+	(void)state;
+	rewind_fuzz_finds("/tests/reorder_many", 300, "the job is instrumented", "reorder_many: ");
+	sh("cat " DIR "/rf-reorder_many/progress.json", p);
+	expect_status(p, 0, NULL);
+	events = json_number_of(p->out, "pct_events");
+	estimate = json_number_of(p->out, "pct_racy_estimate");
+	print_message("reorder_many: %ld events, %ld racy by the k profile's estimate\n", events,
+		      estimate);
+	assert_true(estimate > 0 && estimate * 4 <= events);
+	assert_int_equal(json_number_of(p->out, "racy_profile_runs"), 3);
+	sh("grep -l '\"events\":[[:space:]]*\"racy\"' " DIR
+	   "/rf-reorder_many/artifacts/*.json | head -n 1 | "
+	   "xargs build/bin/rewind replay",
+	   r);
+	expect_status(r, 0, "replay identical");
+}
+
 /* Bug depth 3: two change points in the right places. */
 static void test_rewind_fuzz_finds_the_depth3_bug(void **state)
 {
@@ -2191,6 +2233,7 @@ int main(void)
 		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_cxx_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_depth3_bug),
+		cmocka_unit_test(test_rewind_fuzz_starts_racy_samples_where_the_map_pays),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_tcp_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_unix_socket_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_uninstrumented_check_then_act),

@@ -400,7 +400,7 @@ static void test_change_points_move_by_events(void **state)
 	char path[] = "/tmp/rewind-test-progress-XXXXXX";
 	int fd = mkstemp(path);
 	const char *text = "{\"execs\": 3, \"seconds\": 1.5, \"pct_events\": 300, "
-			   "\"pct_racy_events\": 30}\n";
+			   "\"pct_racy_events\": 30, \"pct_racy_estimate\": 40}\n";
 	uint32_t near[2] = {0, 0}, same[2] = {0, 0};
 	size_t len;
 
@@ -439,6 +439,7 @@ static void test_change_points_move_by_events(void **state)
 		events, near[0], same[0], near[1], same[1]);
 	assert_int_equal(m->pct_events, events);
 	assert_int_equal(m->pct_racy_events, 30);
+	assert_int_equal(m->pct_racy_estimate, 40);
 	assert_int_equal(blind->pct_events, 0);
 	assert_true(near[0] > 2 * near[1]);
 	assert_true(same[0] * 2 < same[1]);
@@ -645,6 +646,64 @@ static void test_racy_samples(void **state)
 	}
 }
 
+/* The number of the first racy sample among m's first 200 fresh samples (0: none). */
+static unsigned int first_racy_sample(struct schedule_mutator *m)
+{
+	for (unsigned int i = 1; i <= 200; i++) {
+		uint8_t *out = NULL;
+		struct exec_input in;
+		size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
+
+		assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+		if (in.flags == INPUT_FLAG_RACY)
+			return i;
+	}
+	return 0;
+}
+
+/*
+ * The harness's estimate of the racy events decides when racy samples
+ * start: from the first where it is a quarter of k or less, never where it
+ * is more than three quarters, after PCT_RACY_AFTER plain ones in between
+ * and when there is none; a benchmark's REWIND_PCT_RACY_AFTER overrides it.
+ */
+static void test_racy_estimate_decides(void **state)
+{
+	static const struct {
+		uint64_t estimate;
+		const char *after;
+		unsigned int from, to; /* the first racy sample's number, 0: none */
+	} cases[] = {
+		{141, NULL, 1, 8}, /* reorder_many's 141 of 3,189 */
+		{797, NULL, 1, 8}, /* exactly a quarter */
+		{1200, NULL, PCT_RACY_AFTER + 1, PCT_RACY_AFTER + 8}, /* in between */
+		{0, NULL, PCT_RACY_AFTER + 1, PCT_RACY_AFTER + 8},    /* no estimate */
+		{2400, NULL, 0, 0},				      /* above three quarters */
+		{2400, "0", 1, 8},				      /* the benchmark says */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct schedule_mutator *m;
+		unsigned int first;
+
+		if (cases[i].after)
+			setenv("REWIND_PCT_RACY_AFTER", cases[i].after, 1);
+		m = new_mutator(49);
+		unsetenv("REWIND_PCT_RACY_AFTER");
+		m->pct_events = 3189;
+		m->pct_racy_estimate = cases[i].estimate;
+		first = first_racy_sample(m);
+		print_message("estimate %" PRIu64 " of 3189: the first racy sample is %u\n",
+			      cases[i].estimate, first);
+		if (first < cases[i].from || first > cases[i].to)
+			fail_msg("estimate %" PRIu64 ": first racy sample %u, wanted %u..%u",
+				 cases[i].estimate, first, cases[i].from, cases[i].to);
+		afl_custom_deinit(m);
+		mutators[0] = NULL;
+	}
+}
+
 /*
  * schedule_random in steps and counter mode: 1-4 random injections of the
  * mode's kinds, never pct's; in counter mode, preemptions at blocks.
@@ -770,6 +829,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_random_pct_samples, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_depth_from_env, free_mutators),
 		cmocka_unit_test_teardown(test_racy_samples, free_mutators),
+		cmocka_unit_test_teardown(test_racy_estimate_decides, free_mutators),
 		cmocka_unit_test_teardown(test_random_other_modes, free_mutators),
 		cmocka_unit_test_teardown(test_invalid_input_keeps_decoded_mode, free_mutators),
 	};
