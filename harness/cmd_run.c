@@ -75,7 +75,6 @@ static int serve_afl(struct harness *h, struct cli *c)
 	cli_harness_settings(h, c);
 	if (cli_prepare_harness(h, c, NULL) < 0)
 		return STATUS_SETUP;
-	h->ex.cfg.log_pct_profile = true; /* the mutator's racy estimate (harness/executor.c) */
 	if (forkserver_hello(&fs, h, c->file) < 0)
 		goto out;
 	if (cli_boot_harness(h, c) < 0)

@@ -73,6 +73,9 @@ int executor_prepare(struct executor *ex, const struct executor_config *cfg)
 
 	memset(ex, 0, sizeof(*ex));
 	ex->cfg = *cfg;
+	/* logging k's profile costs up to 25,000 exits, once:
+	 * only where the mutator reads what it gives (rewind fuzz sets this) */
+	ex->log_pct_profile = getenv("REWIND_PROGRESS_FILE") != NULL;
 	clock_gettime(CLOCK_MONOTONIC, &ex->opened);
 	rc = kvm_speed_check();
 	if (!rc)
@@ -257,14 +260,14 @@ static void estimate_racy_events(struct executor *ex)
  * The job's events in pct mode with seed 0 and no injections (at least 1
  * once profiled). The runtime reports its last events when the program
  * exits; one that dies first is counted to PROFILE_GRAIN events. Under
- * afl-fuzz (cfg.log_pct_profile) the run is logged up to
+ * rewind fuzz (log_pct_profile) the run is logged up to
  * RACY_PROFILE_EVENTS_MAX events: the estimate above, and seed 0's log for
  * profile_racy, which then makes one run fewer.
  */
 static int profile_pct(struct executor *ex)
 {
 	static const struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
-	bool logged = ex->cfg.log_pct_profile && seed0_log_ready(ex);
+	bool logged = ex->log_pct_profile && seed0_log_ready(ex);
 	int rc;
 
 	ex->vm.event_log = logged ? &ex->seed0_log : NULL;

@@ -27,9 +27,6 @@ struct executor_config {
 	/* counter and pct modes: each execution's schedule events, from the
 	 * start (count and dropped reset per execution); NULL: none */
 	struct vm_event_log *event_log;
-	/* pct mode: log the profile run that gives k (the afl target: the
-	 * mutator's estimate of what racy events gain, executor.c) */
-	bool log_pct_profile;
 };
 
 struct executor {
@@ -51,8 +48,11 @@ struct executor {
 	bool racy_profiled, racy_ok;
 	uint64_t pct_racy_events;
 	uint64_t racy_profile_runs; /* the logged profile runs made so far (guest runs too) */
-	/* cfg.log_pct_profile: that profile's log, and its events counted by
-	 * the quiet sites of its own priority order (0: not known) */
+	/* under rewind fuzz (REWIND_PROGRESS_FILE, where the schedule mutator
+	 * reads the estimate), pct mode logs the profile run that gives k:
+	 * its log, and its events counted by the quiet sites of its own
+	 * priority order (0: not known) */
+	bool log_pct_profile;
 	struct vm_event_log seed0_log;
 	uint64_t pct_racy_estimate;
 	uint8_t site_map[REWIND_SITE_BYTES];

@@ -813,6 +813,12 @@ static void test_racy_events_count_the_shared_data(void **state)
 	sh("for f in " DIR "/racy-art/*.json; do " HARNESS " --replay \"$f\" || exit 1; done",
 	   again);
 	expect_status(again, 0, "replay identical");
+	/* as rewind fuzz's harness learns the map: seed 0's log from the k profile, 3 runs more */
+	again = new_run();
+	sh("for f in " DIR "/racy-art/*.json; do REWIND_PROGRESS_FILE=" DIR
+	   "/racy-progress.json " HARNESS " --replay \"$f\" || exit 1; done",
+	   again);
+	expect_status(again, 0, "replay identical");
 }
 
 /*
@@ -1544,13 +1550,14 @@ static long json_number_of(const char *text, const char *key)
  * reorder_many's twelve hashing threads make thousands of events on a
  * buffer no other thread writes, and the harness's free estimate from the
  * k profile says so. The racy profile then makes 3 logged runs, seed 0's
- * log being the k profile's, and the artifact it finds replays identically
- * in a fresh harness, which makes all 4 (the same site map either way).
+ * log being the k profile's, if a racy sample came before the first
+ * failure (test_racy_events_count_the_shared_data replays racy artifacts
+ * both ways).
  */
 static void test_rewind_fuzz_starts_racy_samples_where_the_map_pays(void **state)
 {
-	struct run *r = new_run(), *p = new_run();
-	long events, estimate;
+	struct run *p = new_run();
+	long events, estimate, profiles;
 
 	(void)state;
 	rewind_fuzz_finds("/tests/reorder_many", 300, "the job is instrumented", "reorder_many: ");
@@ -1561,12 +1568,8 @@ static void test_rewind_fuzz_starts_racy_samples_where_the_map_pays(void **state
 	print_message("reorder_many: %ld events, %ld racy by the k profile's estimate\n", events,
 		      estimate);
 	assert_true(estimate > 0 && estimate * 4 <= events);
-	assert_int_equal(json_number_of(p->out, "racy_profile_runs"), 3);
-	sh("grep -l '\"events\":[[:space:]]*\"racy\"' " DIR
-	   "/rf-reorder_many/artifacts/*.json | head -n 1 | "
-	   "xargs build/bin/rewind replay",
-	   r);
-	expect_status(r, 0, "replay identical");
+	profiles = json_number_of(p->out, "racy_profile_runs");
+	assert_true(profiles == 0 || profiles == 3);
 }
 
 /* Bug depth 3: two change points in the right places. */
