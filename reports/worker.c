@@ -151,6 +151,7 @@ static const char *const AFL_ENV[] = {
 	/* a worker restarted on an interrupted test continues its queue */
 	"AFL_AUTORESUME=1",
 	NULL, /* AFL_CUSTOM_MUTATOR_LIBRARY */
+	NULL, /* REWIND_PROGRESS_FILE: the worker's, where the mutator reads k and racy counts */
 	NULL,
 };
 
@@ -158,7 +159,7 @@ struct afl_command {
 	char *argv[2 * SUITE_MAX_ARGS + 32];
 	char seconds[16], sync[PATH_MAX + 8], name[32], artifacts[PATH_MAX + 16];
 	char progress[PATH_MAX + 32];
-	char mutator_env[PATH_MAX + 32];
+	char mutator_env[PATH_MAX + 32], progress_env[PATH_MAX + 64];
 	const char *env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0])];
 };
 
@@ -187,8 +188,10 @@ static void afl_command(const struct night *n, const struct suite_test *t, unsig
 	snprintf(c->name, sizeof(c->name), "worker-%u", k);
 	snprintf(c->mutator_env, sizeof(c->mutator_env), "AFL_CUSTOM_MUTATOR_LIBRARY=%s",
 		 n->tools.mutator);
+	snprintf(c->progress_env, sizeof(c->progress_env), "REWIND_PROGRESS_FILE=%s", c->progress);
 	memcpy(c->env, AFL_ENV, sizeof(AFL_ENV));
-	c->env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0]) - 2] = c->mutator_env;
+	c->env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0]) - 3] = c->mutator_env;
+	c->env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0]) - 2] = c->progress_env;
 	for (const char *const *arg = (const char *const[]){"afl-fuzz", "-V", c->seconds, "-t",
 							    "10000+", "-m", "none", "-i", NULL};
 	     *arg; arg++)
