@@ -224,27 +224,6 @@ static uint32_t demotions(const struct schedule *s)
 }
 
 /*
- * A PCT sample (Burckhardt et al., ASPLOS 2010): a new seed, so every thread
- * gets a new random priority (vmm/pct.c), and d - 1 change points at uniform
- * positions of the run, the i-th dropping the running thread to priority
- * d - i + 1 (below every initial priority, the later ones lower). A bug of
- * depth d is then hit with probability at least 1/(n k^(d-1)).
- *
- * d is drawn from a mixture that keeps depths 2 and 3 (1 sample in 8 each:
- * PCT's bound for bugs of depth 2 and 3, divided by 8) but spends most
- * samples on 7 to 14 change points: on the examples of guest/tests a
- * sample with 11 change points fails several times as often as one with 1
- * (docs/performance.md, "More change points"). A bug's window is hit by
- * any change point that lands in it, and on one CPU a change point
- * elsewhere seldom closes it.
- *
- * After the first racy_after samples, racy_eighths of 8 samples count
- * racy events (INPUT_FLAG_RACY): their change points fall on events that
- * can race, seldom on the thousands a thread makes on data no other thread
- * writes (quiet sites of the job's profile runs, harness/racy_sites.c).
- * The others count every event, and keep PCT's bound.
- */
-/*
  * Whether this fresh sample may count racy events. The harness's estimate
  * (the seed-0 profile's events counted by its own quiet sites, free: that
  * run is made anyway) says what the site map would do to k. A map that cuts
@@ -269,6 +248,27 @@ static bool racy_sample_due(const struct schedule_mutator *m)
 	return m->samples > m->racy_after;
 }
 
+/*
+ * A PCT sample (Burckhardt et al., ASPLOS 2010): a new seed, so every thread
+ * gets a new random priority (vmm/pct.c), and d - 1 change points at uniform
+ * positions of the run, the i-th dropping the running thread to priority
+ * d - i + 1 (below every initial priority, the later ones lower). A bug of
+ * depth d is then hit with probability at least 1/(n k^(d-1)).
+ *
+ * d is drawn from a mixture that keeps depths 2 and 3 (1 sample in 8 each:
+ * PCT's bound for bugs of depth 2 and 3, divided by 8) but spends most
+ * samples on 7 to 14 change points: on the examples of guest/tests a
+ * sample with 11 change points fails several times as often as one with 1
+ * (docs/performance.md, "More change points"). A bug's window is hit by
+ * any change point that lands in it, and on one CPU a change point
+ * elsewhere seldom closes it.
+ *
+ * After the first racy_after samples, racy_eighths of 8 samples count
+ * racy events (INPUT_FLAG_RACY): their change points fall on events that
+ * can race, seldom on the thousands a thread makes on data no other thread
+ * writes (quiet sites of the job's profile runs, harness/racy_sites.c).
+ * The others count every event, and keep PCT's bound.
+ */
 static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 {
 	static const uint8_t depths[] = {
@@ -289,6 +289,13 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 						 .arg = (uint16_t)(d - i + 1)});
 }
 
+/* A count of the progress file into *out, where it is one (1 up to 10^15); else *out stays. */
+static void take_count(const cJSON *v, uint64_t *out)
+{
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15)
+		*out = (uint64_t)v->valuedouble;
+}
+
 /*
  * The job's profiled event count, and the same counted as racy-events
  * inputs count it, which the harness writes into its progress file (harness_write_progress;
@@ -301,7 +308,6 @@ static void learn_pct_events(struct schedule_mutator *m)
 	size_t n;
 	FILE *f;
 	cJSON *o;
-	const cJSON *v, *racy, *estimate;
 
 	/* tried at every mutant until k is known (the first mutant may come
 	 * before the harness has written it, and the first fresh samples follow
@@ -316,15 +322,9 @@ static void learn_pct_events(struct schedule_mutator *m)
 	fclose(f);
 	text[n] = '\0';
 	o = cJSON_Parse(text);
-	v = cJSON_GetObjectItemCaseSensitive(o, "pct_events");
-	racy = cJSON_GetObjectItemCaseSensitive(o, "pct_racy_events");
-	estimate = cJSON_GetObjectItemCaseSensitive(o, "pct_racy_estimate");
-	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15)
-		m->pct_events = (uint64_t)v->valuedouble;
-	if (cJSON_IsNumber(racy) && racy->valuedouble >= 1 && racy->valuedouble < 1e15)
-		m->pct_racy_events = (uint64_t)racy->valuedouble;
-	if (cJSON_IsNumber(estimate) && estimate->valuedouble >= 1 && estimate->valuedouble < 1e15)
-		m->pct_racy_estimate = (uint64_t)estimate->valuedouble;
+	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_events"), &m->pct_events);
+	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_events"), &m->pct_racy_events);
+	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_estimate"), &m->pct_racy_estimate);
 	cJSON_Delete(o);
 }
 
