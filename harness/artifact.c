@@ -90,7 +90,9 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 
 	run_identity_of(ex, &id);
 	cJSON_AddStringToObject(o, "format", ARTIFACT_FORMAT);
-	cJSON_AddNumberToObject(o, "version", ARTIFACT_VERSION);
+	/* what an old artifact's replay learned its sites from, it still does */
+	cJSON_AddNumberToObject(o, "version",
+				ex->cfg.racy_profiles_unperturbed ? 2 : ARTIFACT_VERSION);
 	cJSON_AddItemToObject(o, "input", input_to_json(input));
 	cJSON_AddStringToObject(o, "input_hex", hex ? hex : "");
 	cJSON_AddItemToObject(o, "job", job_to_json(job));
@@ -98,6 +100,9 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	cJSON_AddItemToObject(o, "identity", run_identity_to_json(&id));
 	cJSON_AddItemToObject(o, "outcome", outcome_json(res));
 	add_hex(o, "trace_xxh3", res->trace_hash);
+	if ((input->flags & INPUT_FLAG_RACY) && ex->racy_profiled &&
+	    !ex->cfg.racy_profiles_unperturbed)
+		add_hex(o, "racy_profile_seed", ex->racy_profile_seed);
 	cJSON_AddStringToObject(o, "output_tail", tail ? tail : "");
 	free(hex);
 	free(tail);
@@ -281,6 +286,7 @@ static int parse_artifact(const cJSON *root, const char *what, struct harness_jo
 	}
 	if (artifact_u64_field(root, "version", what, 1, ARTIFACT_VERSION, &v) < 0)
 		return -EINVAL;
+	e->version = v;
 	if (!in || !jb || !id || !out)
 		return -EINVAL;
 	if (input_from_json(in, input, why, sizeof(why)) < 0) {
@@ -289,6 +295,10 @@ static int parse_artifact(const cJSON *root, const char *what, struct harness_jo
 	}
 	if (job_apply_json(job, jb, what) < 0 || parse_identity(id, what, &e->identity) < 0 ||
 	    parse_outcome(out, what, e) < 0 || hex_field(root, "trace_xxh3", what, &e->trace_xxh3))
+		return -EINVAL;
+	e->has_racy_profile_seed = cJSON_GetObjectItemCaseSensitive(root, "racy_profile_seed");
+	if (e->has_racy_profile_seed &&
+	    hex_field(root, "racy_profile_seed", what, &e->racy_profile_seed) < 0)
 		return -EINVAL;
 	return parse_files(cJSON_GetObjectItemCaseSensitive(root, "added_files"), what, e);
 }

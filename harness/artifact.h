@@ -14,8 +14,10 @@
 #include "harness/run_identity.h"
 #include "vmm/json_file.h"
 
-#define ARTIFACT_FORMAT		   "rewind-crash"
-#define ARTIFACT_VERSION	   2 /* 2: "added_files"; version 1 is read too */
+#define ARTIFACT_FORMAT "rewind-crash"
+/* 2: "added_files"; 3: a racy-events input's sites come from profile runs that are PCT
+ * samples (harness/executor.c profile_racy); versions 1 and 2 are read too */
+#define ARTIFACT_VERSION	   3
 #define ARTIFACT_OUTPUT_TAIL_LINES 20
 
 /* A file the job added to the guest, by content. */
@@ -34,6 +36,10 @@ struct artifact_expect {
 	struct run_identity identity;
 	struct artifact_file files[RUN_MAX_ADDS]; /* the job's added files (version 2 on) */
 	size_t file_count;
+	uint64_t version; /* ARTIFACT_VERSION or an older one */
+	/* a racy-events input (version 3 on): the seed of its search's profile samples */
+	bool has_racy_profile_seed;
+	uint64_t racy_profile_seed;
 };
 
 /*

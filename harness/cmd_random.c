@@ -56,7 +56,7 @@ int cmd_random(struct cli *c)
 	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
 	struct timespec t0;
 	struct random_tally tally = {.runs = 0};
-	uint64_t ran = 0, failed = 0;
+	uint64_t failed = 0;
 	bool setup_failed = false;
 
 	if (!m || cli_open_harness(&h, c, NULL) < 0) {
@@ -75,31 +75,33 @@ int cmd_random(struct cli *c)
 	h.map = map;
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (ran < c->random_execs && (!failed || c->random_keep_going) &&
+	while (h.execs < c->random_execs && (!failed || c->random_keep_going) &&
 	       (!c->random_seconds || host_time_seconds_since(&t0) < (double)c->random_seconds)) {
 		struct harness_exec e;
 		uint8_t *out;
 		size_t len = schedule_random(m, c->random_mode, &out);
 
-		ran++;
 		if (harness_exec(&h, out, len, &e) < 0) {
 			setup_failed = true;
 			break;
 		}
 		random_tally_add(&tally, &e);
-		if (exec_class_is_failure(e.cls) && !failed++)
+		/* the harness's counts: a racy-site profile's samples are executions too */
+		if (h.failures && !failed)
 			printf("random: first failure (%s) after %llu executions, %.3f s\n",
-			       exec_class_name(e.cls), (unsigned long long)ran,
+			       exec_class_name(h.first_failure_class),
+			       (unsigned long long)h.first_failure_exec,
 			       host_time_seconds_since(&t0));
+		failed = h.failures;
 	}
 	if (!setup_failed && !failed)
-		printf("random: no failure in %llu executions, %.3f s\n", (unsigned long long)ran,
-		       host_time_seconds_since(&t0));
+		printf("random: no failure in %llu executions, %.3f s\n",
+		       (unsigned long long)h.execs, host_time_seconds_since(&t0));
 	if (!setup_failed && c->random_keep_going) {
 		double secs = host_time_seconds_since(&t0);
 
 		printf("random: %llu executions in %.3f s (%.1f exec/s), %llu failures\n",
-		       (unsigned long long)ran, secs, secs > 0 ? (double)ran / secs : 0.0,
+		       (unsigned long long)h.execs, secs, secs > 0 ? (double)h.execs / secs : 0.0,
 		       (unsigned long long)failed);
 	}
 	random_tally_print(&tally);

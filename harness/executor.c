@@ -4,6 +4,7 @@
 #include "harness/job.h"
 #include "harness/job_start.h"
 #include "harness/racy_sites.h"
+#include "mutators/schedule.h"
 #include "vmm/host_time.h"
 #include "vmm/inject.h"
 #include "vmm/kvm_speed.h"
@@ -159,18 +160,47 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 	return 0;
 }
 
+/* What the run of input that just ended came to. */
+static void result_of(const struct executor *ex, const struct exec_input *input,
+		      struct exec_result *res)
+{
+	const struct vm *vm = &ex->vm;
+
+	*res = (struct exec_result){.cls = exec_class_of(vm, ex->cfg.skip_status),
+				    .job_steps = vm->steps - vm->ready_step,
+				    .trace_hash = trace_hash(&vm->trace),
+				    .job_status = vm->job_status,
+				    .has_job_status = vm->has_job_status,
+				    .injected = vm->injected,
+				    .detail = vm->detail,
+				    .counter_missing =
+					    input->mode != INPUT_MODE_STEPS && !vm->counter.started,
+				    .kernel_events = vm->counter.kernel_events,
+				    .blocks = vm->counter.blocks,
+				    .features = feedback_count(&vm->feedback),
+				    .stepped = vm->single_step.stepped};
+}
+
 /*
- * Runs of the profile with every event logged, for the job's quiet sites
+ * Runs of the job with every event logged, for its quiet sites
  * (harness/racy_sites.h): once, before the first input that counts racy
- * events. The priority orders of seeds 1..RACY_PROFILES-1 first (a
- * location that only one thread touches in one order may be shared in
- * another: a helper that steals no task under one order steals under the
- * next), then seed 0's, the profile's own, whose events counted with the
- * quiet sites give the positions. A site no profile reached is not quiet
- * (a store that only runs when a race goes one way, the very one a bug
- * may need). Where that cannot be done (a profile of
- * more than RACY_PROFILE_EVENTS_MAX events, no memory) such inputs count
- * every event, and the user is told once.
+ * events. Three PCT samples first, each a plain sample of the base
+ * distribution from a generator of its own (schedule_profile_sample:
+ * other priority orders, and change points, so that a location that only
+ * one thread touches in one run is seen shared in another: a helper that
+ * steals no task under one order steals under the next), then seed 0's
+ * profile, whose events counted with the quiet sites give the positions.
+ * The samples are executions of the search like any other, and counted
+ * as such by whoever runs the executor (sample_done): a sample's odds of
+ * failing are a fresh sample's, so the map costs the search no execution.
+ * Their generator starts from the seed of the first racy-events input, so
+ * each search draws its own (an artifact names it, for its replay).
+ * A site no profile reached is not quiet (a store that only runs when a
+ * race goes one way, the very one a bug may need). Where that cannot be
+ * done (a profile of more than RACY_PROFILE_EVENTS_MAX events, no memory)
+ * such inputs count every event, and the user is told once. An artifact
+ * of version 2 or before replays with the sites of its day: seeds 1-3
+ * with no change points (racy_profiles_unperturbed).
  */
 #define RACY_PROFILES 4
 /* Longer profiles are not logged, their racy inputs count every event: each
@@ -181,14 +211,16 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 
 /*
  * One profile run of input, quietly (the user sees the executions, not the
- * profiles), reading at least every PROFILE_GRAIN events (so that a run
- * the program ends by dying is counted closely, and every profile of a
- * seed is the same run, logged or not). What a profile learns goes into
- * later runs, so it must be the guest's own verdict, as a replay's is: the
- * job's wall budget, a fuzzing guard, does not cut a profile short (a
- * profile cut at 10 s in a loaded box learned less than its replay did,
- * and the artifact replayed otherwise). -EIO when the host failed or
- * stalled past the replay guard.
+ * profiles). What a profile learns goes into later runs, so it must be the
+ * guest's own verdict, as a replay's is: the job's wall budget, a fuzzing
+ * guard, does not cut a profile short (a profile cut at 10 s in a loaded
+ * box learned less than its replay did, and the artifact replayed
+ * otherwise). A profile with no change point reads at least every
+ * PROFILE_GRAIN events (so that a run the program ends by dying is counted
+ * closely, and every profile of a seed is the same run, logged or not); a
+ * PCT sample reads where an execution of it reads, so that it is the run
+ * its artifact replays (a logged read changes nothing the guest sees).
+ * -EIO when the host failed or stalled past the replay guard.
  */
 static int run_profile(struct executor *ex, const struct exec_input *profile)
 {
@@ -198,7 +230,7 @@ static int run_profile(struct executor *ex, const struct exec_input *profile)
 
 	ex->vm.cfg.output = NULL;
 	ex->vm.cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
-	ex->vm.cfg.countdown_max = PROFILE_GRAIN;
+	ex->vm.cfg.countdown_max = profile->schedule.count ? 0 : PROFILE_GRAIN;
 	rc = run_once(ex, profile);
 	ex->vm.cfg.countdown_max = 0;
 	ex->vm.cfg.output = output;
@@ -285,16 +317,46 @@ static int profile_pct(struct executor *ex)
 	return 0;
 }
 
-static int profile_racy(struct executor *ex)
+/*
+ * Racy-site profile i's input: seed 0's profile for 0; for 1..3 the i-th
+ * profile sample, or an old artifact's seed i with no change point.
+ */
+static void racy_profile_input(const struct executor *ex, uint32_t i, struct exec_input *in)
+{
+	if (i && !ex->cfg.racy_profiles_unperturbed)
+		schedule_profile_sample(ex->racy_profile_seed, i, in);
+	else
+		*in = (struct exec_input){.seed = i, .mode = INPUT_MODE_PCT};
+}
+
+/* A racy-site profile run has ended: a sample is told to whoever counts executions. */
+static void profile_ran(struct executor *ex, const struct exec_input *profile)
+{
+	struct exec_result res;
+
+	if (!profile->schedule.count) {
+		ex->racy_profile_runs++;
+		return;
+	}
+	ex->racy_profile_samples++;
+	if (ex->sample_done) {
+		result_of(ex, profile, &res);
+		ex->sample_done(ex->sample_ctx, profile, &res);
+	}
+}
+
+static int profile_racy(struct executor *ex, const struct exec_input *first)
 {
 	static struct racy_sites sites; /* once a process */
-	struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
+	struct exec_input profile;
 	struct vm_event_log log = {.at = NULL};
 	const struct vm_event_log *seed0 = seed0_log_whole(ex) ? &ex->seed0_log : &log;
 	bool learned = true;
 	int rc = 0;
 
 	ex->racy_profiled = true;
+	ex->racy_profile_seed =
+		ex->cfg.racy_profile_seed_set ? ex->cfg.racy_profile_seed : first->seed;
 	memset(&sites, 0, sizeof(sites));
 	if (ex->pct_events > RACY_PROFILE_EVENTS_MAX) {
 		fprintf(stderr,
@@ -305,17 +367,18 @@ static int profile_racy(struct executor *ex)
 	}
 	if (event_log_alloc(&log) < 0)
 		return 0;
-	for (uint64_t i = 1; i <= RACY_PROFILES && rc == 0 && learned; i++) {
-		profile.seed = i % RACY_PROFILES;	  /* seed 0 last */
-		if (profile.seed == 0 && seed0 != &log) { /* logged already, as the k profile */
+	for (uint32_t i = 1; i <= RACY_PROFILES && rc == 0 && learned; i++) {
+		racy_profile_input(ex, i % RACY_PROFILES, &profile); /* seed 0 last */
+		if (i == RACY_PROFILES && seed0 != &log) { /* logged already, as the k profile */
 			learned = racy_sites_add(&sites, seed0) == 0;
 			continue;
 		}
 		log.count = log.dropped = log.threads = 0;
 		ex->vm.event_log = &log;
 		rc = run_profile(ex, &profile);
-		ex->racy_profile_runs++;
 		ex->vm.event_log = NULL;
+		if (rc == 0)
+			profile_ran(ex, &profile);
 		learned = rc == 0 && racy_sites_add(&sites, &log) == 0;
 	}
 	if (learned) {
@@ -350,7 +413,7 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 	}
 	if (input->mode == INPUT_MODE_PCT && (input->flags & INPUT_FLAG_RACY) &&
 	    !ex->racy_profiled) {
-		rc = profile_racy(ex);
+		rc = profile_racy(ex, input);
 		if (rc)
 			return rc;
 	}
@@ -364,19 +427,7 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 	vm->event_log = NULL;
 	if (rc)
 		return rc;
-	*res = (struct exec_result){.cls = exec_class_of(vm, ex->cfg.skip_status),
-				    .job_steps = vm->steps - vm->ready_step,
-				    .trace_hash = trace_hash(&vm->trace),
-				    .job_status = vm->job_status,
-				    .has_job_status = vm->has_job_status,
-				    .injected = vm->injected,
-				    .detail = vm->detail,
-				    .counter_missing =
-					    input->mode != INPUT_MODE_STEPS && !vm->counter.started,
-				    .kernel_events = vm->counter.kernel_events,
-				    .blocks = vm->counter.blocks,
-				    .features = feedback_count(&vm->feedback),
-				    .stepped = vm->single_step.stepped};
+	result_of(ex, input, res);
 	return res->cls == CLASS_HOST_ERROR ? -EIO : 0;
 }
 

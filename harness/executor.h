@@ -27,7 +27,24 @@ struct executor_config {
 	/* counter and pct modes: each execution's schedule events, from the
 	 * start (count and dropped reset per execution); NULL: none */
 	struct vm_event_log *event_log;
+	/* an artifact of version 2 or before (harness/artifact.h): its racy-events
+	 * input's sites come from profiles of seeds 1-3 with no change points */
+	bool racy_profiles_unperturbed;
+	/* an artifact's racy-events input: the seed its search's profile samples
+	 * came from (else the first racy-events input's own seed) */
+	bool racy_profile_seed_set;
+	uint64_t racy_profile_seed;
 };
+
+struct exec_result;
+
+/*
+ * Told of each racy-site profile run that is a PCT sample (executor.c
+ * profile_racy), right after it ran: its input and result, with the run
+ * still in the executor's vm (its trace and output, for an artifact).
+ */
+typedef void executor_sample_fn(void *ctx, const struct exec_input *in,
+				const struct exec_result *res);
 
 struct executor {
 	struct executor_config cfg;
@@ -47,7 +64,13 @@ struct executor {
 	 * failed (they then count every event) */
 	bool racy_profiled, racy_ok;
 	uint64_t pct_racy_events;
-	uint64_t racy_profile_runs; /* the logged profile runs made so far (guest runs too) */
+	/* the logged profile runs made so far that are no PCT sample (seed 0
+	 * again, or an old artifact's seeds 1-3): guest runs that search nothing */
+	uint64_t racy_profile_runs;
+	uint64_t racy_profile_samples;	 /* ... and those that are (executor_sample_fn) */
+	uint64_t racy_profile_seed;	 /* where the samples' generator started */
+	executor_sample_fn *sample_done; /* NULL: nobody counts them */
+	void *sample_ctx;
 	/* under rewind fuzz (REWIND_PROGRESS_FILE, where the schedule mutator
 	 * reads the estimate), pct mode logs the profile run that gives k:
 	 * its log, and its events counted by the quiet sites of its own

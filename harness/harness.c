@@ -61,12 +61,14 @@ void harness_write_progress(const struct harness *h)
 	n = snprintf(text, sizeof(text),
 		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
 		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu, "
-		     "\"pct_racy_events\": %llu, \"pct_racy_estimate\": %llu",
+		     "\"pct_racy_events\": %llu, \"pct_racy_estimate\": %llu, "
+		     "\"racy_profile_samples\": %llu",
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
 		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds,
 		     h->busy_seconds, (unsigned long long)h->ex.pct_events,
 		     (unsigned long long)(h->ex.racy_ok ? h->ex.pct_racy_events : 0),
-		     (unsigned long long)h->ex.pct_racy_estimate);
+		     (unsigned long long)h->ex.pct_racy_estimate,
+		     (unsigned long long)h->ex.racy_profile_samples);
 	if (h->first_failure_exec)
 		n += snprintf(
 			text + n, sizeof(text) - (size_t)n,
@@ -99,21 +101,83 @@ static void copy_json_escaped(char *out, size_t len, const char *src)
 	out[o] = 0;
 }
 
+/*
+ * A failing run of input (data, len bytes): counted, noted if it is the
+ * first, and its artifact written. 0, or -errno if the artifact was not
+ * written (reported; the search goes on).
+ */
+static int note_failure(struct harness *h, const uint8_t *data, size_t len,
+			const struct exec_input *input, const struct exec_result *res)
+{
+	char path[4096];
+	int rc;
+
+	if (!h->failures++) {
+		h->first_failure_exec = h->execs;
+		h->first_failure_profiles = h->ex.racy_profile_runs;
+		h->first_failure_class = res->cls;
+	}
+	if (!h->artifact_dir) {
+		if (h->failures == 1)
+			harness_write_progress(h); /* afl-fuzz may stop us any moment now */
+		return 0;
+	}
+	rc = artifact_write(h->artifact_dir, &h->job, &h->ex, data, len, input, res, path,
+			    sizeof(path));
+	if (rc < 0)
+		fprintf(stderr,
+			"rewind-harness: the artifact of this %s was not written (see above); "
+			"the input alone replays it\n",
+			exec_class_name(res->cls));
+	if (h->failures == 1) {
+		if (rc >= 0)
+			copy_json_escaped(h->first_failure_artifact,
+					  sizeof(h->first_failure_artifact), path);
+		harness_write_progress(h); /* afl-fuzz may stop us any moment now */
+	}
+	if (rc == 1) {
+		h->artifacts++;
+		if (!h->quiet)
+			fprintf(stderr, "rewind-harness: %s at step %llu: artifact %s\n",
+				exec_class_name(res->cls), (unsigned long long)res->job_steps,
+				path);
+	}
+	return 0;
+}
+
+/*
+ * A PCT sample the executor ran to learn the job's racy sites
+ * (executor_sample_fn): an execution of the search like any other, though
+ * afl-fuzz never asked for it, so counted, and a failure of it is found.
+ */
+static void profile_sample_ran(void *ctx, const struct exec_input *in,
+			       const struct exec_result *res)
+{
+	struct harness *h = ctx;
+	uint8_t raw[INPUT_MAX_SIZE];
+	size_t len = input_encode(in, raw);
+
+	h->execs++;
+	if (exec_class_is_failure(res->cls))
+		note_failure(h, raw, len, in, res);
+}
+
 static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct harness_exec *out)
 {
 	struct exec_input input;
-	char path[4096];
 	bool profiled;
 	int rc;
 
-	h->execs++;
 	memset(&out->res, 0, sizeof(out->res));
 	/* afl-fuzz's own mutations rarely keep an input valid: every byte string is one */
 	if (input_decode(data, len, &input) == 1)
 		h->decoded++;
 	out->why[0] = '\0';
 	profiled = h->ex.pct_events != 0;
+	h->ex.sample_done = profile_sample_ran;
+	h->ex.sample_ctx = h;
 	rc = executor_run(&h->ex, &input, &out->res);
+	h->execs++; /* after the profile samples it may have run first */
 	out->cls = out->res.cls;
 	if (rc < 0)
 		return rc;
@@ -137,37 +201,7 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 				   &h->ex.vm.feedback, out->cls, out->res.job_status);
 	if (!exec_class_is_failure(out->cls))
 		return 0;
-	if (!h->failures++) {
-		h->first_failure_exec = h->execs;
-		h->first_failure_profiles = h->ex.racy_profile_runs;
-		h->first_failure_class = out->cls;
-	}
-	if (!h->artifact_dir) {
-		if (h->failures == 1)
-			harness_write_progress(h); /* afl-fuzz may stop us any moment now */
-		return 0;
-	}
-	rc = artifact_write(h->artifact_dir, &h->job, &h->ex, data, len, &input, &out->res, path,
-			    sizeof(path));
-	if (rc < 0)
-		fprintf(stderr,
-			"rewind-harness: the artifact of this %s was not written (see above); "
-			"the input alone replays it\n",
-			exec_class_name(out->cls));
-	if (h->failures == 1) {
-		if (rc >= 0)
-			copy_json_escaped(h->first_failure_artifact,
-					  sizeof(h->first_failure_artifact), path);
-		harness_write_progress(h); /* afl-fuzz may stop us any moment now */
-	}
-	if (rc == 1) {
-		h->artifacts++;
-		if (!h->quiet)
-			fprintf(stderr, "rewind-harness: %s at step %llu: artifact %s\n",
-				exec_class_name(out->cls), (unsigned long long)out->res.job_steps,
-				path);
-	}
-	return 0;
+	return note_failure(h, data, len, &input, &out->res);
 }
 
 int harness_wait_status(const struct harness_exec *e)

@@ -27,6 +27,8 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 #define LOCAL_SHARE_MIN 64  /* of 1024: local changes keep being tried */
 #define LOCAL_SHARE_MAX 960 /* of 1024: fresh samples keep PCT's guarantee */
 
+#define PROFILE_SAMPLE_RNG 0x5f3759df2545f491ull /* schedule_profile_sample's generators */
+
 static uint64_t next_random(struct schedule_mutator *m)
 {
 	/* xorshift64*: deterministic for a given afl-fuzz seed */
@@ -226,25 +228,26 @@ static uint32_t demotions(const struct schedule *s)
 /*
  * Whether this fresh sample may count racy events. The harness's estimate
  * (the seed-0 profile's events counted by its own quiet sites, free: that
- * run is made anyway) says what the site map would do to k. A map that cuts
- * k to a quarter or less puts change points on racy events four times as
- * often or more (reorder_many: 3,189 events, 141 racy, a racy sample fails
- * 30 times as often): racy samples from the first, worth the 3 logged
- * profile runs they cost. One that cuts less than a quarter gains less than
- * those runs cost: no racy samples. In between, and with no estimate (a
- * profile past 25,000 events, a benchmark that sets REWIND_PCT_RACY_AFTER),
- * after racy_after plain samples.
+ * run is made anyway) says what the site map would do to k. Where it cuts
+ * k to three fifths or less, a racy sample's change points land on racy
+ * events more often, and it fails more often than a plain one: 1.5 to 3
+ * times on the examples cut to 0.35-0.59 (lost_wakeup 42 of 150 against 13,
+ * depth3_transfer 35 against 12, wrong_lock 111 against 75),
+ * reorder_many's 141 of 3,189 events 19 against 1 (docs/performance.md,
+ * "Profile runs that search"): racy samples from the first. The map's
+ * profile runs cost the search nothing, since they are PCT samples of the
+ * base distribution themselves (harness/executor.c profile_racy). Cut
+ * less, racy samples failed as often or less (bounded_buffer, cut to
+ * 0.66: 26 against 38): none, and no profile. With no estimate (a profile
+ * past 25,000 events, a job not instrumented, a benchmark that sets
+ * REWIND_PCT_RACY_AFTER), after racy_after plain samples.
  */
 static bool racy_sample_due(const struct schedule_mutator *m)
 {
 	if (!m->racy_eighths)
 		return false;
-	if (m->racy_by_estimate && m->pct_events && m->pct_racy_estimate) {
-		if (m->pct_racy_estimate * 4 <= m->pct_events)
-			return true;
-		if (m->pct_racy_estimate * 4 > m->pct_events * 3)
-			return false;
-	}
+	if (m->racy_by_estimate && m->pct_events && m->pct_racy_estimate)
+		return m->pct_racy_estimate * 5 <= m->pct_events * 3;
 	return m->samples > m->racy_after;
 }
 
@@ -287,6 +290,20 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 			      (struct injection){.step = (uint32_t)(next_random(m) >> 32),
 						 .kind = INJECT_DEMOTE,
 						 .arg = (uint16_t)(d - i + 1)});
+}
+
+void schedule_profile_sample(uint64_t seed, uint32_t i, struct exec_input *in)
+{
+	/* a mutator of its own, zeroed: no benchmark variable (REWIND_PCT_DEPTH,
+	 * REWIND_PCT_RACY) applies, so a replay learns the same sites */
+	static struct schedule_mutator m;
+
+	memset(&m, 0, sizeof(m));
+	m.rng = PROFILE_SAMPLE_RNG ^ seed ^ (uint64_t)i * 0x9e3779b97f4a7c15ull;
+	if (!m.rng) /* xorshift's one fixed point */
+		m.rng = PROFILE_SAMPLE_RNG;
+	*in = (struct exec_input){.seed = 0, .mode = INPUT_MODE_PCT};
+	pct_sample(&m, in);
 }
 
 /* A count of the progress file into *out, where it is one (1 up to 10^15); else *out stays. */

@@ -60,6 +60,8 @@ static void test_a_real_artifact_reads_back(void **state)
 	assert_int_equal(e.job_steps, 39);
 	assert_int_equal(e.identity.abi_version, 4);
 	assert_int_equal(e.identity.quantum_ns, 5000);
+	/* a version 2 artifact: its replay learns racy sites from seeds 1-3 unperturbed */
+	assert_int_equal(e.version, 2);
 	assert_int_equal(e.file_count, 1);
 	assert_string_equal(e.files[0].guest, "/bin/myledger");
 	assert_int_equal(e.files[0].mode, 0755);
@@ -84,7 +86,7 @@ static void test_numbers_out_of_range_are_refused(void **state)
 {
 	(void)state;
 	expect_refused("\"version\":2", "\"version\":1.9", "\"version\" must be an integer");
-	expect_refused("\"version\":2", "\"version\":3", "\"version\" must be an integer in 1..2");
+	expect_refused("\"version\":2", "\"version\":4", "\"version\" must be an integer in 1..3");
 	expect_refused("\"step\":39", "\"step\":-5", "\"step\" must be an integer");
 	expect_refused("\"abi_version\":4", "\"abi_version\":1e300",
 		       "\"abi_version\" must be an integer");

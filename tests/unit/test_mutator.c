@@ -663,9 +663,10 @@ static unsigned int first_racy_sample(struct schedule_mutator *m)
 
 /*
  * The harness's estimate of the racy events decides when racy samples
- * start: from the first where it is a quarter of k or less, never where it
- * is more than three quarters, after PCT_RACY_AFTER plain ones in between
- * and when there is none; a benchmark's REWIND_PCT_RACY_AFTER overrides it.
+ * start: from the first where it is three fifths of k or less (the map's
+ * profile runs are samples themselves, harness/executor.c), never where
+ * it is more, after PCT_RACY_AFTER plain ones when there is none; a
+ * benchmark's REWIND_PCT_RACY_AFTER overrides it.
  */
 static void test_racy_estimate_decides(void **state)
 {
@@ -674,12 +675,12 @@ static void test_racy_estimate_decides(void **state)
 		const char *after;
 		unsigned int from, to; /* the first racy sample's number, 0: none */
 	} cases[] = {
-		{141, NULL, 1, 8}, /* reorder_many's 141 of 3,189 */
-		{797, NULL, 1, 8}, /* exactly a quarter */
-		{1200, NULL, PCT_RACY_AFTER + 1, PCT_RACY_AFTER + 8}, /* in between */
-		{0, NULL, PCT_RACY_AFTER + 1, PCT_RACY_AFTER + 8},    /* no estimate */
-		{2400, NULL, 0, 0},				      /* above three quarters */
-		{2400, "0", 1, 8},				      /* the benchmark says */
+		{141, NULL, 1, 8},				   /* reorder_many's 141 of 3,189 */
+		{1200, NULL, 1, 8},				   /* cut by three eighths */
+		{1913, NULL, 1, 8},				   /* three fifths, rounded down */
+		{0, NULL, PCT_RACY_AFTER + 1, PCT_RACY_AFTER + 8}, /* no estimate */
+		{1914, NULL, 0, 0},				   /* just above three fifths */
+		{1914, "0", 1, 8},				   /* the benchmark says */
 	};
 
 	(void)state;
