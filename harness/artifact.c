@@ -100,9 +100,6 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	cJSON_AddItemToObject(o, "identity", run_identity_to_json(&id));
 	cJSON_AddItemToObject(o, "outcome", outcome_json(res));
 	add_hex(o, "trace_xxh3", res->trace_hash);
-	if ((input->flags & INPUT_FLAG_RACY) && ex->racy_profiled &&
-	    !ex->cfg.racy_profiles_unperturbed)
-		add_hex(o, "racy_profile_seed", ex->racy_profile_seed);
 	cJSON_AddStringToObject(o, "output_tail", tail ? tail : "");
 	free(hex);
 	free(tail);
@@ -295,10 +292,6 @@ static int parse_artifact(const cJSON *root, const char *what, struct harness_jo
 	}
 	if (job_apply_json(job, jb, what) < 0 || parse_identity(id, what, &e->identity) < 0 ||
 	    parse_outcome(out, what, e) < 0 || hex_field(root, "trace_xxh3", what, &e->trace_xxh3))
-		return -EINVAL;
-	e->has_racy_profile_seed = cJSON_GetObjectItemCaseSensitive(root, "racy_profile_seed");
-	if (e->has_racy_profile_seed &&
-	    hex_field(root, "racy_profile_seed", what, &e->racy_profile_seed) < 0)
 		return -EINVAL;
 	return parse_files(cJSON_GetObjectItemCaseSensitive(root, "added_files"), what, e);
 }

@@ -37,9 +37,6 @@ struct artifact_expect {
 	struct artifact_file files[RUN_MAX_ADDS]; /* the job's added files (version 2 on) */
 	size_t file_count;
 	uint64_t version; /* ARTIFACT_VERSION or an older one */
-	/* a racy-events input (version 3 on): the seed of its search's profile samples */
-	bool has_racy_profile_seed;
-	uint64_t racy_profile_seed;
 };
 
 /*

@@ -193,8 +193,11 @@ static void result_of(const struct executor *ex, const struct exec_input *input,
  * The samples are executions of the search like any other, and counted
  * as such by whoever runs the executor (sample_done): a sample's odds of
  * failing are a fresh sample's, so the map costs the search no execution.
- * Their generator starts from the seed of the first racy-events input, so
- * each search draws its own (an artifact names it, for its replay).
+ * Their generator starts from the racy-events input's key, the high 32
+ * bits of its seed, which all the racy samples of one search share (the
+ * mutator's racy key, mutators/schedule.c): each search draws its own, and
+ * any of its racy inputs replays alone with the same sites. A racy input
+ * of another key (another search's) learns the sites again.
  * A site no profile reached is not quiet (a store that only runs when a
  * race goes one way, the very one a bug may need). Where that cannot be
  * done (a profile of more than RACY_PROFILE_EVENTS_MAX events, no memory)
@@ -324,7 +327,7 @@ static int profile_pct(struct executor *ex)
 static void racy_profile_input(const struct executor *ex, uint32_t i, struct exec_input *in)
 {
 	if (i && !ex->cfg.racy_profiles_unperturbed)
-		schedule_profile_sample(ex->racy_profile_seed, i, in);
+		schedule_profile_sample(ex->racy_profile_key, i, in);
 	else
 		*in = (struct exec_input){.seed = i, .mode = INPUT_MODE_PCT};
 }
@@ -355,8 +358,8 @@ static int profile_racy(struct executor *ex, const struct exec_input *first)
 	int rc = 0;
 
 	ex->racy_profiled = true;
-	ex->racy_profile_seed =
-		ex->cfg.racy_profile_seed_set ? ex->cfg.racy_profile_seed : first->seed;
+	ex->racy_ok = false;
+	ex->racy_profile_key = input_racy_key(first);
 	memset(&sites, 0, sizeof(sites));
 	if (ex->pct_events > RACY_PROFILE_EVENTS_MAX) {
 		fprintf(stderr,
@@ -412,7 +415,8 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 			return rc;
 	}
 	if (input->mode == INPUT_MODE_PCT && (input->flags & INPUT_FLAG_RACY) &&
-	    !ex->racy_profiled) {
+	    (!ex->racy_profiled || (ex->racy_ok && !ex->cfg.racy_profiles_unperturbed &&
+				    input_racy_key(input) != ex->racy_profile_key))) {
 		rc = profile_racy(ex, input);
 		if (rc)
 			return rc;

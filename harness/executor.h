@@ -30,10 +30,6 @@ struct executor_config {
 	/* an artifact of version 2 or before (harness/artifact.h): its racy-events
 	 * input's sites come from profiles of seeds 1-3 with no change points */
 	bool racy_profiles_unperturbed;
-	/* an artifact's racy-events input: the seed its search's profile samples
-	 * came from (else the first racy-events input's own seed) */
-	bool racy_profile_seed_set;
-	uint64_t racy_profile_seed;
 };
 
 struct exec_result;
@@ -67,8 +63,8 @@ struct executor {
 	/* the logged profile runs made so far that are no PCT sample (seed 0
 	 * again, or an old artifact's seeds 1-3): guest runs that search nothing */
 	uint64_t racy_profile_runs;
-	uint64_t racy_profile_samples;	 /* ... and those that are (executor_sample_fn) */
-	uint64_t racy_profile_seed;	 /* where the samples' generator started */
+	uint64_t racy_profile_samples; /* ... and those that are (executor_sample_fn) */
+	uint32_t racy_profile_key; /* their generator's start: input_racy_key of the racy inputs */
 	executor_sample_fn *sample_done; /* NULL: nobody counts them */
 	void *sample_ctx;
 	/* under rewind fuzz (REWIND_PROGRESS_FILE, where the schedule mutator

@@ -57,6 +57,16 @@ struct exec_input {
 };
 
 /*
+ * A racy-events input's key: the high 32 bits of its seed, where the
+ * generator of the profile samples that learn its racy sites starts
+ * (harness/executor.c). The racy samples of one search share it.
+ */
+static inline uint32_t input_racy_key(const struct exec_input *in)
+{
+	return (uint32_t)(in->seed >> 32);
+}
+
+/*
  * Parses len bytes. Returns 0, or -EINVAL with a one-line reason in why
  * (e.g. "record 3 (offset 44): unknown kind 7"), which names the offending
  * byte offset. *in is written only when the input is accepted; why may be

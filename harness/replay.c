@@ -258,16 +258,14 @@ static int run_first(struct executor *ex, const struct replay_case *c,
 		     const struct replay_options *opt, FILE *output, struct exec_result *res)
 {
 	const struct harness_job *job = job_of(c, opt);
-	struct executor_config cfg = {
-		.run = job->run,
-		.wall_ms = JOB_REPLAY_WALL_GUARD_MS, /* not the job's */
-		.slice_blocks = job->slice_blocks,
-		.block_ns = job->block_ns,
-		.skip_status = job->skip_status,
-		.output = output,
-		.racy_profiles_unperturbed = c->is_artifact && c->expect.version < 3,
-		.racy_profile_seed_set = c->is_artifact && c->expect.has_racy_profile_seed,
-		.racy_profile_seed = c->expect.racy_profile_seed};
+	struct executor_config cfg = {.run = job->run,
+				      .wall_ms = JOB_REPLAY_WALL_GUARD_MS, /* not the job's */
+				      .slice_blocks = job->slice_blocks,
+				      .block_ns = job->block_ns,
+				      .skip_status = job->skip_status,
+				      .output = output,
+				      .racy_profiles_unperturbed =
+					      c->is_artifact && c->expect.version < 3};
 
 	if (executor_open(ex, &cfg) < 0 || executor_run(ex, &c->input, res) < 0)
 		return REPLAY_SETUP;

@@ -11,7 +11,7 @@
  */
 #include "mutators/schedule.h"
 
-#include <cjson/cJSON.h>
+#include "mutators/progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +225,27 @@ static uint32_t demotions(const struct schedule *s)
 	return n;
 }
 
+/* The key of the racy inputs from here on (input_racy_key). */
+static void take_racy_key(struct schedule_mutator *m, uint32_t key)
+{
+	m->racy_key = key;
+	m->racy_key_set = true;
+}
+
+/*
+ * A new seed for in: a new priority order. A racy input keeps its key, the
+ * seed's high half, so that it counts its events by the same racy sites
+ * as the inputs it comes from (harness/executor.c learns them once a key).
+ */
+static uint64_t new_seed(struct schedule_mutator *m, const struct exec_input *in)
+{
+	uint64_t seed = next_random(m);
+
+	if (in->flags & INPUT_FLAG_RACY)
+		return (in->seed & ~0xffffffffull) | (seed & 0xffffffffull);
+	return seed;
+}
+
 /*
  * Whether this fresh sample may count racy events. The harness's estimate
  * (the seed-0 profile's events counted by its own quiet sites, free: that
@@ -282,8 +303,12 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 	in->flags = 0;
 	if (m->samples < UINT32_MAX)
 		m->samples++;
-	if (racy_sample_due(m) && below(m, 8) < m->racy_eighths)
+	if (racy_sample_due(m) && below(m, 8) < m->racy_eighths) {
 		in->flags = INPUT_FLAG_RACY;
+		if (!m->racy_key_set)
+			take_racy_key(m, (uint32_t)(next_random(m) >> 32));
+		in->seed = (uint64_t)m->racy_key << 32 | (in->seed & 0xffffffffull);
+	}
 	in->schedule.count = 0;
 	for (uint32_t i = 1; i < d; i++)
 		add_injection(&in->schedule,
@@ -292,57 +317,18 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 						 .arg = (uint16_t)(d - i + 1)});
 }
 
-void schedule_profile_sample(uint64_t seed, uint32_t i, struct exec_input *in)
+void schedule_profile_sample(uint32_t key, uint32_t i, struct exec_input *in)
 {
 	/* a mutator of its own, zeroed: no benchmark variable (REWIND_PCT_DEPTH,
 	 * REWIND_PCT_RACY) applies, so a replay learns the same sites */
 	static struct schedule_mutator m;
 
 	memset(&m, 0, sizeof(m));
-	m.rng = PROFILE_SAMPLE_RNG ^ seed ^ (uint64_t)i * 0x9e3779b97f4a7c15ull;
+	m.rng = PROFILE_SAMPLE_RNG ^ key ^ (uint64_t)i * 0x9e3779b97f4a7c15ull;
 	if (!m.rng) /* xorshift's one fixed point */
 		m.rng = PROFILE_SAMPLE_RNG;
 	*in = (struct exec_input){.seed = 0, .mode = INPUT_MODE_PCT};
 	pct_sample(&m, in);
-}
-
-/* A count of the progress file into *out, where it is one (1 up to 10^15); else *out stays. */
-static void take_count(const cJSON *v, uint64_t *out)
-{
-	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15)
-		*out = (uint64_t)v->valuedouble;
-}
-
-/*
- * The job's profiled event count, and the same counted as racy-events
- * inputs count it, which the harness writes into its progress file (harness_write_progress;
- * rewind-fuzz names the file in REWIND_PROGRESS_FILE), with the estimate of the racy count
- * (racy_sample_due): a position is a fraction of these events (docs/harness.md).
- */
-static void learn_pct_events(struct schedule_mutator *m)
-{
-	char text[8192]; /* a first failure's artifact path comes after the counts */
-	size_t n;
-	FILE *f;
-	cJSON *o;
-
-	/* tried at every mutant until k is known (the first mutant may come
-	 * before the harness has written it, and the first fresh samples follow
-	 * its estimate), then every 32nd until the racy count is */
-	if ((m->pct_events && (m->pct_racy_events || !m->racy_eighths)) || !m->progress_path ||
-	    (m->pct_events && m->progress_tries++ % 32))
-		return;
-	f = fopen(m->progress_path, "r");
-	if (!f)
-		return;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	o = cJSON_Parse(text);
-	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_events"), &m->pct_events);
-	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_events"), &m->pct_racy_events);
-	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_estimate"), &m->pct_racy_estimate);
-	cJSON_Delete(o);
 }
 
 /* The events in's demote positions divide, as far as known (0: not yet). */
@@ -405,7 +391,7 @@ static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 		pct_sample(m, in);
 		return;
 	case 1: /* another priority order */
-		in->seed = next_random(m);
+		in->seed = new_seed(m, in);
 		return;
 	case 2: /* one thread first (or last of the drawn priorities, above every demotion) */
 		add_injection(
@@ -485,7 +471,7 @@ static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 		break;
 	case 6:
 		if (below(m, 4) == 0) {
-			in->seed = next_random(m);
+			in->seed = new_seed(m, in);
 			return;
 		}
 		break;
@@ -556,8 +542,11 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 	unsigned int rounds = 1 + below(m, 4);
 
 	input_decode(buf, len, in); /* afl-fuzz's own mutations may have made it invalid */
+	/* a resumed search's queue holds racy entries: their key goes on */
+	if ((in->flags & INPUT_FLAG_RACY) && !m->racy_key_set)
+		take_racy_key(m, input_racy_key(in));
 	if (in->mode == INPUT_MODE_PCT)
-		learn_pct_events(m);
+		progress_learn_counts(m);
 	/* pct: fresh PCT samples, the search's own base distribution, or changes
 	 * around the entry that gave new coverage, shared out by what paid */
 	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)

@@ -31,7 +31,11 @@ struct schedule_mutator {
 	uint32_t racy_after;   /* ... from the sample after this many (REWIND_PCT_RACY_AFTER) */
 	bool racy_by_estimate; /* ... or as pct_racy_estimate says (schedule.c racy_sample_due) */
 	uint32_t samples;      /* fresh PCT samples made so far */
-	uint64_t pct_events;   /* the job's profiled events (0: not known yet) */
+	/* the high half of every racy input's seed (input_racy_key): the racy
+	 * queue entry's first seen, or drawn at the first racy sample */
+	uint32_t racy_key;
+	bool racy_key_set;
+	uint64_t pct_events;	    /* the job's profiled events (0: not known yet) */
 	uint64_t pct_racy_events;   /* the same, counted as racy-events inputs count them */
 	uint64_t pct_racy_estimate; /* ... guessed from the seed-0 profile alone (0: not known) */
 	const char *progress_path;  /* REWIND_PROGRESS_FILE: where the harness says them */
@@ -56,12 +60,12 @@ size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out);
 
 /*
  * The i-th (1, 2, ...) PCT sample of a racy-site profile (harness/executor.c)
- * whose generator starts from seed: a plain sample of the base
- * distribution, as schedule_random draws them, whatever the environment
- * says, so a replay given the same seed runs the same ones. Its positions
- * are fractions of k, like any input's.
+ * whose generator starts from key (input_racy_key): a plain sample of the
+ * base distribution, as schedule_random draws them, whatever the
+ * environment says, so a replay of a racy input runs the same ones. Its
+ * positions are fractions of k, like any input's.
  */
-void schedule_profile_sample(uint64_t seed, uint32_t i, struct exec_input *in);
+void schedule_profile_sample(uint32_t key, uint32_t i, struct exec_input *in);
 
 /*
  * Tells the mutator that its last mutant became a new queue entry: the way

@@ -280,16 +280,14 @@ static int open_case(struct executor *ex, const struct replay_case *c,
 		     const struct replay_options *opt)
 {
 	const struct harness_job *job = c->is_artifact ? &c->job : opt->job;
-	struct executor_config cfg = {
-		.run = job->run,
-		.wall_ms = JOB_REPLAY_WALL_GUARD_MS, /* not the job's */
-		.slice_blocks = job->slice_blocks,
-		.block_ns = job->block_ns,
-		.skip_status = job->skip_status,
-		.output = NULL,
-		.racy_profiles_unperturbed = c->is_artifact && c->expect.version < 3,
-		.racy_profile_seed_set = c->is_artifact && c->expect.has_racy_profile_seed,
-		.racy_profile_seed = c->expect.racy_profile_seed};
+	struct executor_config cfg = {.run = job->run,
+				      .wall_ms = JOB_REPLAY_WALL_GUARD_MS, /* not the job's */
+				      .slice_blocks = job->slice_blocks,
+				      .block_ns = job->block_ns,
+				      .skip_status = job->skip_status,
+				      .output = NULL,
+				      .racy_profiles_unperturbed =
+					      c->is_artifact && c->expect.version < 3};
 
 	return executor_open(ex, &cfg);
 }

@@ -646,6 +646,105 @@ static void test_racy_samples(void **state)
 	}
 }
 
+/*
+ * The racy inputs of one search share one key, the high half of their seed
+ * (input_racy_key), from which the harness draws the profile samples that
+ * learn their sites: fresh racy samples and local changes of a racy entry
+ * keep it, a mutator that meets a racy entry first takes that entry's key,
+ * plain samples draw whole seeds, and two mutators draw two keys.
+ */
+static void test_racy_inputs_share_a_key(void **state)
+{
+	struct schedule_mutator *m[3];
+	uint32_t key[2];
+	unsigned int plain_other = 0, racy = 0;
+
+	(void)state;
+	setenv("REWIND_PCT_RACY_AFTER", "0", 1);
+	m[0] = new_mutator(51);
+	m[1] = new_mutator(52);
+	setenv("REWIND_MUTATOR_LOCAL_SHARE", "1024", 1);
+	m[2] = new_mutator(53);
+	unsetenv("REWIND_MUTATOR_LOCAL_SHARE");
+	unsetenv("REWIND_PCT_RACY_AFTER");
+	for (int k = 0; k < 2; k++) {
+		bool seen = false;
+
+		for (int i = 0; i < 400; i++) {
+			uint8_t *out = NULL;
+			struct exec_input in;
+			size_t n = schedule_random(m[k], INPUT_MODE_PCT, &out);
+
+			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+			if (!(in.flags & INPUT_FLAG_RACY)) {
+				plain_other += seen && input_racy_key(&in) != key[k];
+				continue;
+			}
+			racy++;
+			if (!seen)
+				key[k] = input_racy_key(&in);
+			seen = true;
+			assert_int_equal(input_racy_key(&in), key[k]);
+		}
+		assert_true(seen);
+	}
+	assert_true(key[0] != key[1]);
+	assert_true(plain_other > 100); /* plain samples' seeds are whole random numbers */
+	/* a mutator whose first racy input is a queue entry's goes on with its key */
+	{
+		static uint8_t buf[INPUT_MAX_SIZE];
+		struct exec_input entry = {.seed = 0x12345678deadbeefull,
+					   .mode = INPUT_MODE_PCT,
+					   .flags = INPUT_FLAG_RACY};
+		size_t len = input_encode(&entry, buf);
+
+		for (int i = 0; i < 200; i++) {
+			uint8_t *out = NULL;
+			struct exec_input in;
+			size_t n = afl_custom_fuzz(m[2], buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+
+			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+			if (in.flags & INPUT_FLAG_RACY)
+				assert_int_equal(input_racy_key(&in), 0x12345678u);
+		}
+	}
+	print_message("%u racy samples, keys %08x and %08x\n", racy, key[0], key[1]);
+}
+
+/*
+ * The racy-site profile's samples: plain PCT samples (1-14 change points),
+ * a function of the key and their number alone, whatever a benchmark
+ * variable says; another key, other samples.
+ */
+static void test_profile_samples(void **state)
+{
+	struct exec_input a, b, c;
+
+	(void)state;
+	setenv("REWIND_PCT_DEPTH", "2", 1);
+	schedule_profile_sample(7, 1, &a);
+	unsetenv("REWIND_PCT_DEPTH");
+	schedule_profile_sample(7, 1, &b);
+	assert_int_equal(a.seed, b.seed);
+	assert_int_equal(a.schedule.count, b.schedule.count);
+	assert_memory_equal(a.schedule.at, b.schedule.at,
+			    a.schedule.count * sizeof(a.schedule.at[0]));
+	for (uint32_t key = 0; key < 64; key++) {
+		for (uint32_t i = 1; i <= 3; i++) {
+			schedule_profile_sample(key, i, &c);
+			assert_int_equal(c.mode, INPUT_MODE_PCT);
+			assert_int_equal(c.flags, 0);
+			assert_in_range(c.schedule.count, 1, PCT_DEPTH_MAX - 1);
+			for (uint32_t j = 0; j < c.schedule.count; j++)
+				assert_int_equal(c.schedule.at[j].kind, INJECT_DEMOTE);
+		}
+	}
+	schedule_profile_sample(8, 1, &c);
+	assert_true(c.seed != a.seed);
+	schedule_profile_sample(7, 2, &c);
+	assert_true(c.seed != a.seed);
+}
+
 /* The number of the first racy sample among m's first 200 fresh samples (0: none). */
 static unsigned int first_racy_sample(struct schedule_mutator *m)
 {
@@ -831,6 +930,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_random_pct_depth_from_env, free_mutators),
 		cmocka_unit_test_teardown(test_racy_samples, free_mutators),
 		cmocka_unit_test_teardown(test_racy_estimate_decides, free_mutators),
+		cmocka_unit_test_teardown(test_racy_inputs_share_a_key, free_mutators),
+		cmocka_unit_test_teardown(test_profile_samples, free_mutators),
 		cmocka_unit_test_teardown(test_random_other_modes, free_mutators),
 		cmocka_unit_test_teardown(test_invalid_input_keeps_decoded_mode, free_mutators),
 	};
