@@ -150,9 +150,10 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER || input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct = input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct_events = ex->pct_events;
-	vm->cfg.racy = vm->cfg.pct && (input->flags & INPUT_FLAG_RACY) && ex->racy_ok;
-	vm->cfg.site_map = ex->site_map;
-	vm->cfg.pct_racy_events = ex->pct_racy_events;
+	vm->cfg.racy =
+		vm->cfg.pct && (input->flags & INPUT_FLAG_RACY) && ex->racy_map && ex->racy_map->ok;
+	vm->cfg.site_map = ex->racy_map ? ex->racy_map->sites : NULL;
+	vm->cfg.pct_racy_events = ex->racy_map ? ex->racy_map->events : 0;
 	vm->cfg.slice_blocks = vm->cfg.pct ? PCT_SLICE_EVENTS : ex->cfg.slice_blocks;
 	vm->cfg.fair_slice_blocks = ex->cfg.slice_blocks;
 	vm->cfg.block_ns = ex->cfg.block_ns;
@@ -197,7 +198,9 @@ static void result_of(const struct executor *ex, const struct exec_input *input,
  * bits of its seed, which all the racy samples of one search share (the
  * mutator's racy key, mutators/schedule.c): each search draws its own, and
  * any of its racy inputs replays alone with the same sites. A racy input
- * of another key (another search's) learns the sites again.
+ * of another key (another search's: afl-fuzz -M/-S instances share their
+ * entries) has its own map, learned once and kept beside the others
+ * (EXECUTOR_RACY_MAPS of them, the one used longest ago replaced).
  * A site no profile reached is not quiet (a store that only runs when a
  * race goes one way, the very one a bug may need). Where that cannot be
  * done (a profile of more than RACY_PROFILE_EVENTS_MAX events, no memory)
@@ -324,10 +327,11 @@ static int profile_pct(struct executor *ex)
  * Racy-site profile i's input: seed 0's profile for 0; for 1..3 the i-th
  * profile sample, or an old artifact's seed i with no change point.
  */
-static void racy_profile_input(const struct executor *ex, uint32_t i, struct exec_input *in)
+static void racy_profile_input(const struct executor *ex, uint32_t key, uint32_t i,
+			       struct exec_input *in)
 {
 	if (i && !ex->cfg.racy_profiles_unperturbed)
-		schedule_profile_sample(ex->racy_profile_key, i, in);
+		schedule_profile_sample(key, i, in);
 	else
 		*in = (struct exec_input){.seed = i, .mode = INPUT_MODE_PCT};
 }
@@ -348,30 +352,31 @@ static void profile_ran(struct executor *ex, const struct exec_input *profile)
 	}
 }
 
-static int profile_racy(struct executor *ex, const struct exec_input *first)
+/* Learns map's sites (its key set); map->ok says whether they could be. */
+static int profile_racy(struct executor *ex, struct racy_map *map)
 {
-	static struct racy_sites sites; /* once a process */
+	static struct racy_sites sites; /* 16 KiB of bits, not on the stack */
 	struct exec_input profile;
 	struct vm_event_log log = {.at = NULL};
 	const struct vm_event_log *seed0 = seed0_log_whole(ex) ? &ex->seed0_log : &log;
-	bool learned = true;
+	bool learned = true, first = !ex->racy_profiled;
 	int rc = 0;
 
 	ex->racy_profiled = true;
-	ex->racy_ok = false;
-	ex->racy_profile_key = input_racy_key(first);
+	map->ok = false;
 	memset(&sites, 0, sizeof(sites));
 	if (ex->pct_events > RACY_PROFILE_EVENTS_MAX) {
-		fprintf(stderr,
-			"rewind-harness: the profile run made %llu events, more than %u: inputs "
-			"that count racy events count every event\n",
-			(unsigned long long)ex->pct_events, RACY_PROFILE_EVENTS_MAX);
+		if (first)
+			fprintf(stderr,
+				"rewind-harness: the profile run made %llu events, more than %u: "
+				"inputs that count racy events count every event\n",
+				(unsigned long long)ex->pct_events, RACY_PROFILE_EVENTS_MAX);
 		return 0;
 	}
 	if (event_log_alloc(&log) < 0)
 		return 0;
 	for (uint32_t i = 1; i <= RACY_PROFILES && rc == 0 && learned; i++) {
-		racy_profile_input(ex, i % RACY_PROFILES, &profile); /* seed 0 last */
+		racy_profile_input(ex, map->key, i % RACY_PROFILES, &profile); /* seed 0 last */
 		if (i == RACY_PROFILES && seed0 != &log) { /* logged already, as the k profile */
 			learned = racy_sites_add(&sites, seed0) == 0;
 			continue;
@@ -385,9 +390,9 @@ static int profile_racy(struct executor *ex, const struct exec_input *first)
 		learned = rc == 0 && racy_sites_add(&sites, &log) == 0;
 	}
 	if (learned) {
-		racy_sites_quiet(&sites, ex->site_map);
-		ex->pct_racy_events = racy_sites_count(seed0, ex->site_map);
-		ex->racy_ok = true;
+		racy_sites_quiet(&sites, map->sites);
+		map->events = racy_sites_count(seed0, map->sites);
+		map->ok = true;
 	} else if (rc == 0) {
 		fprintf(stderr,
 			"rewind-harness: a profile run made %llu events, more than can be "
@@ -399,9 +404,68 @@ static int profile_racy(struct executor *ex, const struct exec_input *first)
 	return rc;
 }
 
+/* The map of in's key, among those learned (NULL: none). An old artifact's inputs share one. */
+static struct racy_map *racy_map_of(struct executor *ex, const struct exec_input *in)
+{
+	uint32_t key = ex->cfg.racy_profiles_unperturbed ? 0 : input_racy_key(in);
+
+	for (uint32_t i = 0; i < ex->racy_map_count; i++)
+		if (ex->racy_maps[i].key == key)
+			return &ex->racy_maps[i];
+	return NULL;
+}
+
+/* A map for a key not learned yet: a free one, or the one used longest ago. */
+static struct racy_map *racy_map_new(struct executor *ex, const struct exec_input *in)
+{
+	struct racy_map *m = &ex->racy_maps[0];
+
+	if (ex->racy_map_count < EXECUTOR_RACY_MAPS)
+		m = &ex->racy_maps[ex->racy_map_count++];
+	else
+		for (uint32_t i = 1; i < EXECUTOR_RACY_MAPS; i++)
+			if (ex->racy_maps[i].used < m->used)
+				m = &ex->racy_maps[i];
+	m->key = ex->cfg.racy_profiles_unperturbed ? 0 : input_racy_key(in);
+	m->events = 0;
+	return m;
+}
+
+/*
+ * The site map of a racy input: its key's, learned before its first input
+ * (the profile runs, once a key; one that could not be learned, too many
+ * events to log, stays so: its inputs count every event).
+ */
+static int use_racy_map(struct executor *ex, const struct exec_input *in)
+{
+	struct racy_map *m = racy_map_of(ex, in);
+	int rc;
+
+	if (!m) {
+		m = racy_map_new(ex, in);
+		ex->racy_map = NULL;
+		rc = profile_racy(ex, m);
+		if (rc)
+			return rc;
+	}
+	m->used = ++ex->racy_uses;
+	ex->racy_map = m;
+	return 0;
+}
+
 uint64_t executor_demote_events(const struct executor *ex, const struct exec_input *in)
 {
-	return (in->flags & INPUT_FLAG_RACY) && ex->racy_ok ? ex->pct_racy_events : ex->pct_events;
+	const struct racy_map *m = ex->racy_map;
+
+	if (!(in->flags & INPUT_FLAG_RACY) || !m || !m->ok ||
+	    (!ex->cfg.racy_profiles_unperturbed && m->key != input_racy_key(in)))
+		return ex->pct_events;
+	return m->events;
+}
+
+uint64_t executor_racy_events(const struct executor *ex)
+{
+	return ex->racy_map && ex->racy_map->ok ? ex->racy_map->events : 0;
 }
 
 int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res)
@@ -414,10 +478,8 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 		if (rc)
 			return rc;
 	}
-	if (input->mode == INPUT_MODE_PCT && (input->flags & INPUT_FLAG_RACY) &&
-	    (!ex->racy_profiled || (ex->racy_ok && !ex->cfg.racy_profiles_unperturbed &&
-				    input_racy_key(input) != ex->racy_profile_key))) {
-		rc = profile_racy(ex, input);
+	if (input->mode == INPUT_MODE_PCT && (input->flags & INPUT_FLAG_RACY)) {
+		rc = use_racy_map(ex, input);
 		if (rc)
 			return rc;
 	}

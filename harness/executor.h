@@ -42,6 +42,21 @@ struct exec_result;
 typedef void executor_sample_fn(void *ctx, const struct exec_input *in,
 				const struct exec_result *res);
 
+/*
+ * A racy key's site map (harness/racy_sites.h): its quiet sites, and the
+ * seed-0 profile's events counted by them (k for its racy inputs).
+ */
+struct racy_map {
+	uint32_t key; /* input_racy_key of the inputs it is for */
+	bool ok;      /* learned (else its inputs count every event: too many to log) */
+	uint64_t events;
+	uint64_t used; /* when last used, for which to replace */
+	uint8_t sites[REWIND_SITE_BYTES];
+};
+
+/* The racy keys whose maps are kept: afl-fuzz -M/-S instances share their entries, one key each */
+#define EXECUTOR_RACY_MAPS 4
+
 struct executor {
 	struct executor_config cfg;
 	struct run_inputs in;
@@ -54,17 +69,18 @@ struct executor {
 	uint64_t base_initrd_hash; /* XXH3-64 of the base initramfs */
 	uint64_t job_hash;	   /* XXH3-64 of the job's archive (command, added files) */
 	uint64_t pct_events;	   /* pct mode: events of the profile run (0: not profiled yet) */
-	/* pct inputs with the racy-events flag: the profile's racy sites and its
-	 * events counted by them (harness/racy_sites.h), learned from a logged
-	 * profile run before the first such input; racy_ok false when that
-	 * failed (they then count every event) */
-	bool racy_profiled, racy_ok;
-	uint64_t pct_racy_events;
+	/* pct inputs with the racy-events flag: the site maps of their keys,
+	 * each learned from logged profile runs before the first input of the
+	 * key (racy_profiled: one was tried) */
+	bool racy_profiled;
+	struct racy_map racy_maps[EXECUTOR_RACY_MAPS];
+	uint32_t racy_map_count;
+	uint64_t racy_uses;
+	const struct racy_map *racy_map; /* the last racy input's (NULL: none yet) */
 	/* the logged profile runs made so far that are no PCT sample (seed 0
 	 * again, or an old artifact's seeds 1-3): guest runs that search nothing */
 	uint64_t racy_profile_runs;
-	uint64_t racy_profile_samples; /* ... and those that are (executor_sample_fn) */
-	uint32_t racy_profile_key; /* their generator's start: input_racy_key of the racy inputs */
+	uint64_t racy_profile_samples;	 /* ... and those that are (executor_sample_fn) */
 	executor_sample_fn *sample_done; /* NULL: nobody counts them */
 	void *sample_ctx;
 	/* under rewind fuzz (REWIND_PROGRESS_FILE, where the schedule mutator
@@ -74,7 +90,6 @@ struct executor {
 	bool log_pct_profile;
 	struct vm_event_log seed0_log;
 	uint64_t pct_racy_estimate;
-	uint8_t site_map[REWIND_SITE_BYTES];
 	bool vm_created;
 };
 
@@ -109,6 +124,9 @@ cJSON *exec_result_to_json(const struct exec_result *res);
  * executor has run a pct input of the same kind.
  */
 uint64_t executor_demote_events(const struct executor *ex, const struct exec_input *in);
+
+/* The last racy input's k, its profile's events counted by its sites (0: none yet). */
+uint64_t executor_racy_events(const struct executor *ex);
 
 /* Loads the inputs, boots the guest to READY and captures it. 0 or -errno (reported). */
 int executor_open(struct executor *ex, const struct executor_config *cfg);

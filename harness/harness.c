@@ -66,7 +66,7 @@ void harness_write_progress(const struct harness *h)
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
 		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds,
 		     h->busy_seconds, (unsigned long long)h->ex.pct_events,
-		     (unsigned long long)(h->ex.racy_ok ? h->ex.pct_racy_events : 0),
+		     (unsigned long long)executor_racy_events(&h->ex),
 		     (unsigned long long)h->ex.pct_racy_estimate,
 		     (unsigned long long)h->ex.racy_profile_samples);
 	if (h->first_failure_exec)

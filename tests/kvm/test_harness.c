@@ -1310,6 +1310,69 @@ static void test_forkserver_answers_a_rerun_from_its_cache(void **state)
 	assert_non_null(strstr(r->out, "\"busy_seconds\": ")); /* its time in the 3 runs */
 }
 
+/* The number after "key": in text, or -1. */
+static long json_number_of(const char *text, const char *key)
+{
+	char quoted[64];
+	const char *at;
+
+	snprintf(quoted, sizeof(quoted), "\"%s\": ", key);
+	at = strstr(text, quoted);
+	return at ? strtol(at + strlen(quoted), NULL, 10) : -1;
+}
+
+/* A racy-events input of lost_wakeup with seed SEED, made into DIR/NAME. */
+static void racy_input(const char *name, const char *seed)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "printf '%%s' '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+		 "\"seed\":\"%s\",\"events\":\"racy\",\"injections\":[{\"position\":"
+		 "2000000000,\"kind\":\"demote\",\"priority\":2}]}' >" DIR "/%s.json && " HARNESS
+		 " --from-json " DIR "/%s.json -o " DIR "/%s",
+		 seed, name, name, name);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * A racy input's key (the high half of its seed) starts the profile
+ * samples that learn its sites; afl-fuzz -M/-S instances share entries of
+ * their own keys. The forkserver learns each key's map once, three counted
+ * samples each, and keeps it: keys 1, 2, 1 cost 6 samples, not 9.
+ */
+static void test_racy_maps_are_kept_per_key(void **state)
+{
+	static const char *const seeds[] = {"0x100000005", "0x200000005", "0x100000009"};
+	struct afl_side a = {.fuzz_id = -1};
+	struct run *r = new_run();
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "key-%d", i);
+		racy_input(name, seeds[i]);
+	}
+	start_forkserver(&a, 65536,
+			 "--artifacts " DIR "/keys-art --progress " DIR "/keys-progress.json " DIR
+			 "/current -- /tests/lost_wakeup");
+	hello(&a);
+	for (int i = 0; i < 3; i++) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "cp " DIR "/key-%d " DIR "/current", i);
+		assert_int_equal(system(cmd), 0);
+		execute(&a, 0);
+	}
+	stop_forkserver(&a);
+	sh("cat " DIR "/keys-progress.json", r);
+	print_message("progress: %s", r->out);
+	assert_non_null(strstr(r->out, "\"execs\": 9,"));
+	assert_non_null(strstr(r->out, "\"racy_profile_samples\": 6"));
+	assert_true(json_number_of(r->out, "pct_racy_events") > 0);
+}
+
 static void test_forkserver_protocol(void **state)
 {
 	struct afl_side a = {.fuzz_id = -1};
@@ -1531,17 +1594,6 @@ static void test_rewind_fuzz_finds_the_unix_socket_server_bug(void **state)
 	(void)state;
 	rewind_fuzz_finds("/tests/unix_sessions", 300, "the job is instrumented",
 			  "unix_sessions: 1 sessions for 2 clients");
-}
-
-/* The number after "key": in text, or -1. */
-static long json_number_of(const char *text, const char *key)
-{
-	char quoted[64];
-	const char *at;
-
-	snprintf(quoted, sizeof(quoted), "\"%s\": ", key);
-	at = strstr(text, quoted);
-	return at ? strtol(at + strlen(quoted), NULL, 10) : -1;
 }
 
 /*
@@ -2214,6 +2266,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
 		cmocka_unit_test(test_random_search_runs_and_counts),
 		cmocka_unit_test(test_racy_events_count_the_shared_data),
+		cmocka_unit_test(test_racy_maps_are_kept_per_key),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_a_rerun_from_its_cache),
