@@ -439,9 +439,10 @@ static struct racy_map *racy_map_new(struct executor *ex, const struct exec_inpu
 static int use_racy_map(struct executor *ex, const struct exec_input *in)
 {
 	struct racy_map *m = racy_map_of(ex, in);
-	int rc;
 
 	if (!m) {
+		int rc;
+
 		m = racy_map_new(ex, in);
 		ex->racy_map = NULL;
 		rc = profile_racy(ex, m);
