@@ -404,10 +404,16 @@ static int profile_racy(struct executor *ex, struct racy_map *map)
 	return rc;
 }
 
-/* The map of in's key, among those learned (NULL: none). An old artifact's inputs share one. */
+/* The key of in's site map: its own (input_racy_key); an old artifact's inputs share one. */
+static uint32_t racy_map_key(const struct executor *ex, const struct exec_input *in)
+{
+	return ex->cfg.racy_profiles_unperturbed ? 0 : input_racy_key(in);
+}
+
+/* The map of in's key, among those learned (NULL: none). */
 static struct racy_map *racy_map_of(struct executor *ex, const struct exec_input *in)
 {
-	uint32_t key = ex->cfg.racy_profiles_unperturbed ? 0 : input_racy_key(in);
+	uint32_t key = racy_map_key(ex, in);
 
 	for (uint32_t i = 0; i < ex->racy_map_count; i++)
 		if (ex->racy_maps[i].key == key)
@@ -426,7 +432,7 @@ static struct racy_map *racy_map_new(struct executor *ex, const struct exec_inpu
 		for (uint32_t i = 1; i < EXECUTOR_RACY_MAPS; i++)
 			if (ex->racy_maps[i].used < m->used)
 				m = &ex->racy_maps[i];
-	m->key = ex->cfg.racy_profiles_unperturbed ? 0 : input_racy_key(in);
+	m->key = racy_map_key(ex, in);
 	m->events = 0;
 	return m;
 }
@@ -458,8 +464,7 @@ uint64_t executor_demote_events(const struct executor *ex, const struct exec_inp
 {
 	const struct racy_map *m = ex->racy_map;
 
-	if (!(in->flags & INPUT_FLAG_RACY) || !m || !m->ok ||
-	    (!ex->cfg.racy_profiles_unperturbed && m->key != input_racy_key(in)))
+	if (!(in->flags & INPUT_FLAG_RACY) || !m || !m->ok || m->key != racy_map_key(ex, in))
 		return ex->pct_events;
 	return m->events;
 }
