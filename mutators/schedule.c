@@ -232,6 +232,12 @@ static void take_racy_key(struct schedule_mutator *m, uint32_t key)
 	m->racy_key_set = true;
 }
 
+/* seed with key as its high half (input_racy_key): a racy input's seed */
+static uint64_t keyed_seed(uint32_t key, uint64_t seed)
+{
+	return (uint64_t)key << 32 | (seed & 0xffffffffull);
+}
+
 /*
  * A new seed for in: a new priority order. A racy input keeps its key, the
  * seed's high half, so that it counts its events by the same racy sites
@@ -241,9 +247,7 @@ static uint64_t new_seed(struct schedule_mutator *m, const struct exec_input *in
 {
 	uint64_t seed = next_random(m);
 
-	if (in->flags & INPUT_FLAG_RACY)
-		return (in->seed & ~0xffffffffull) | (seed & 0xffffffffull);
-	return seed;
+	return in->flags & INPUT_FLAG_RACY ? keyed_seed(input_racy_key(in), seed) : seed;
 }
 
 /*
@@ -307,7 +311,7 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 		in->flags = INPUT_FLAG_RACY;
 		if (!m->racy_key_set)
 			take_racy_key(m, (uint32_t)(next_random(m) >> 32));
-		in->seed = (uint64_t)m->racy_key << 32 | (in->seed & 0xffffffffull);
+		in->seed = keyed_seed(m->racy_key, in->seed);
 	}
 	in->schedule.count = 0;
 	for (uint32_t i = 1; i < d; i++)
