@@ -13,6 +13,7 @@
 
 #include "mutators/progress.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,32 +505,32 @@ size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out)
 
 /*
  * The local share: fresh samples are the search's base (PCT's guarantee),
- * and local changes get mutants as far as they have paid more often than
- * fresh samples: each way's rate of new queue entries a mutant,
- * (paid - 1) / (tried + 8) for local changes and (paid + 1/2) / (tried + 8)
- * for fresh samples (so local changes that have paid at most once, however
- * few were tried, never look better: one new entry can be luck, and one local
- * change that paid among its first tries kept local changes at 8-32% of
- * thousands of mutants that paid nothing more, where reorder_many's
- * executions then failed 63 in 1,000 against 86 at the floor;
- * docs/performance.md). While local changes pay no more than fresh
- * samples the share stays at its floor of 1/16 (they keep being tried);
- * above, it grows with how much more they pay, up to 15/16 (local paying
- * twice as often: 1/16 + 7/16).
+ * and local changes get mutants only as far as they have paid clearly more
+ * often than fresh samples. At fresh samples' rate of new queue entries a
+ * mutant, (paid + 1/2) / (tried + 8), local changes would have paid about
+ * lambda = (tried + 8) times that; they are credited with what they paid
+ * beyond luck, paid - 2 sqrt(lambda) - 2, and beat fresh samples where that
+ * is above lambda. Two lucky entries are not enough: under the rule
+ * before, (paid - 1) / (tried + 8), two local changes that paid early in
+ * 1,355, against one fresh sample in 2,901, gave local changes 330/1024
+ * of the mutants for the rest of the search, where local changes fail
+ * less often than fresh samples (docs/performance.md, "Two lucky
+ * entries"). While local changes pay no more, the share stays at its
+ * floor of 1/16 (they keep being tried); above, it grows with how much
+ * more they pay, up to 15/16.
  */
 uint32_t schedule_local_share(const struct schedule_mutator *m)
 {
 	const struct arm_tally *f = &m->arms[PCT_ARM_FRESH], *l = &m->arms[PCT_ARM_LOCAL];
-	uint64_t beyond_luck = l->paid ? l->paid - 1ull : 0;	      /* the first is not counted */
-	uint64_t local = 2ull * beyond_luck * (2ull * f->tried + 16); /* local / fresh rate */
-	uint64_t fresh = (2ull * f->paid + 1) * (2ull * l->tried + 16); /* = local / fresh */
+	double lambda = (l->tried + 8.0) * (f->paid + 0.5) / (f->tried + 8.0);
+	double credited = l->paid - 2.0 * sqrt(lambda) - 2.0;
 
 	if (m->fixed_local_share >= 0)
 		return (uint32_t)m->fixed_local_share;
-	if (local <= fresh)
+	if (credited <= lambda)
 		return LOCAL_SHARE_MIN;
 	return LOCAL_SHARE_MIN +
-	       (uint32_t)((LOCAL_SHARE_MAX - LOCAL_SHARE_MIN) * (local - fresh) / local);
+	       (uint32_t)((LOCAL_SHARE_MAX - LOCAL_SHARE_MIN) * (credited - lambda) / credited);
 }
 
 void schedule_mutant_paid(struct schedule_mutator *m)

@@ -328,7 +328,7 @@ static void test_pct_mode_mutants(void **state)
 /*
  * The local share: a search starts on fresh samples (1 in 16 mutants
  * local), moves mutants to local changes when they pay more often than
- * fresh samples (one payoff is not enough), and back; both ways keep 1/16
+ * fresh samples (two payoffs can be luck), and back; both ways keep 1/16
  * at least. afl-fuzz's seeds at startup (no parent) credit nothing.
  */
 static void test_local_share_follows_what_paid(void **state)
@@ -375,6 +375,13 @@ static void test_local_share_follows_what_paid(void **state)
 	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 30, .paid = 0};
 	assert_int_equal(schedule_local_share(m), 64);
 	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 4, .paid = 2};
+	assert_int_equal(schedule_local_share(m), 64);
+	/* two local changes paid early, against one fresh sample (lost_update's search) */
+	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 1355, .paid = 2};
+	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 2901, .paid = 1};
+	assert_int_equal(schedule_local_share(m), 64);
+	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 4, .paid = 4};
+	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 30, .paid = 0};
 	assert_true(schedule_local_share(m) > 64);
 	m->arms[PCT_ARM_LOCAL] = (struct arm_tally){.tried = 1000, .paid = 1000};
 	m->arms[PCT_ARM_FRESH] = (struct arm_tally){.tried = 1000, .paid = 0};
