@@ -149,6 +149,7 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 	/* counter and pct modes count events, with time slices; otherwise the runtime stops */
 	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER || input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct = input->mode == INPUT_MODE_PCT;
+	vm->cfg.pct_wide = vm->cfg.pct && (input->flags & INPUT_FLAG_WIDE);
 	vm->cfg.pct_events = ex->pct_events;
 	vm->cfg.racy =
 		vm->cfg.pct && (input->flags & INPUT_FLAG_RACY) && ex->racy_map && ex->racy_map->ok;

@@ -94,6 +94,9 @@ static int check_header(const uint8_t *data, size_t len, char *why, size_t why_l
 	if ((flags & INPUT_FLAG_RACY) && data[HDR_MODE] != INPUT_MODE_PCT)
 		return input_reject(why, why_len, "offset %d: racy-events needs pct mode",
 				    HDR_FLAGS);
+	if ((flags & INPUT_FLAG_WIDE) && data[HDR_MODE] != INPUT_MODE_PCT)
+		return input_reject(why, why_len, "offset %d: wide priorities need pct mode",
+				    HDR_FLAGS);
 	/* A trailing partial record is ignored: afl-tmin shortens inputs from
 	 * the end a few bytes at a time, and must be able to drop a record. */
 	if ((len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE > SCHEDULE_MAX)
@@ -214,7 +217,7 @@ int input_decode(const uint8_t *data, size_t len, struct exec_input *in)
 	if (len)
 		memcpy(header, data, len < sizeof(header) ? len : sizeof(header));
 	in->mode = header[HDR_MODE] % INPUT_MODES;
-	in->flags = in->mode == INPUT_MODE_PCT ? header[HDR_FLAGS] & INPUT_FLAG_RACY : 0;
+	in->flags = in->mode == INPUT_MODE_PCT ? header[HDR_FLAGS] & INPUT_FLAGS_KNOWN : 0;
 	in->seed = get_le64(header + HDR_SEED);
 	in->schedule.count = (uint32_t)(count < SCHEDULE_MAX ? count : SCHEDULE_MAX);
 	nkinds = input_kinds_of_mode(in->mode, kinds);

@@ -46,8 +46,15 @@
  * site (one that, in the job's profile runs, only touched data no other
  * thread wrote or synchronised on) counts as 1/64, any other as one.
  */
-#define INPUT_FLAG_RACY	  1u
-#define INPUT_FLAGS_KNOWN INPUT_FLAG_RACY
+#define INPUT_FLAG_RACY 1u
+/*
+ * wide priorities: the priorities drawn from the seed are 50..95, not
+ * 16..95, so that `demote` records may use 49..2 and a sample may make up
+ * to 48 change points below every thread's first priority, where 16..95
+ * leaves room for 14 (docs/input-format.md).
+ */
+#define INPUT_FLAG_WIDE	  2u
+#define INPUT_FLAGS_KNOWN (INPUT_FLAG_RACY | INPUT_FLAG_WIDE)
 
 struct exec_input {
 	uint64_t seed;

@@ -75,6 +75,7 @@ cJSON *input_to_json(const struct exec_input *in)
 	    !cJSON_AddStringToObject(o, "mode", mode_names[in->mode]) ||
 	    !cJSON_AddStringToObject(o, "seed", seed) ||
 	    ((in->flags & INPUT_FLAG_RACY) && !cJSON_AddStringToObject(o, "events", "racy")) ||
+	    ((in->flags & INPUT_FLAG_WIDE) && !cJSON_AddStringToObject(o, "priorities", "wide")) ||
 	    !(list = cJSON_AddArrayToObject(o, "injections")))
 		goto fail;
 	for (uint32_t i = 0; i < in->schedule.count; i++) {
@@ -291,11 +292,29 @@ static int events_from_json(const cJSON *events, struct exec_input *out, char *w
 	return 0;
 }
 
+/* "priorities": "wide" (pct mode: drawn 50..95, demotions down from 49) or "narrow", the default.
+ */
+static int priorities_from_json(const cJSON *prio, struct exec_input *out, char *why,
+				size_t why_len)
+{
+	if (!prio)
+		return 0;
+	if (!cJSON_IsString(prio) ||
+	    (strcmp(prio->valuestring, "wide") != 0 && strcmp(prio->valuestring, "narrow") != 0))
+		return input_reject(why, why_len, "\"priorities\" must be \"wide\" or \"narrow\"");
+	if (strcmp(prio->valuestring, "wide") != 0)
+		return 0;
+	if (out->mode != INPUT_MODE_PCT)
+		return input_reject(why, why_len, "\"priorities\": \"wide\" needs pct mode");
+	out->flags |= INPUT_FLAG_WIDE;
+	return 0;
+}
+
 static int header_from_json(const cJSON *json, struct exec_input *out, char *why, size_t why_len)
 {
-	/* the required keys, then the optional one */
-	static const char *const keys[] = {"format", "version",	   "mode",
-					   "seed",   "injections", "events"};
+	/* the required keys, then the optional ones */
+	static const char *const keys[] = {"format",	 "version", "mode",	 "seed",
+					   "injections", "events",  "priorities"};
 	const size_t required = 5;
 	const cJSON *format, *version, *mode, *seed;
 	uint32_t v;
@@ -332,8 +351,11 @@ static int header_from_json(const cJSON *json, struct exec_input *out, char *why
 	if (!cJSON_IsString(seed) || !parse_u64(seed->valuestring, &out->seed))
 		return input_reject(why, why_len,
 				    "\"seed\" must be a string holding a decimal or 0x-hex u64");
-	return events_from_json(cJSON_GetObjectItemCaseSensitive(json, "events"), out, why,
-				why_len);
+	rc = events_from_json(cJSON_GetObjectItemCaseSensitive(json, "events"), out, why, why_len);
+	if (rc)
+		return rc;
+	return priorities_from_json(cJSON_GetObjectItemCaseSensitive(json, "priorities"), out, why,
+				    why_len);
 }
 
 static bool mode_allows(uint8_t mode, uint8_t kind)

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * The number in environment variable name, min..max, or unset: when the
@@ -33,6 +34,22 @@ static long env_number(const char *name, long min, long max, long unset, const c
 	return n;
 }
 
+/* REWIND_PCT_MIXTURE=wide: samples of up to 48 change points, for benchmarks */
+static bool wide_mixture_asked(void)
+{
+	const char *v = getenv("REWIND_PCT_MIXTURE");
+
+	if (!v || !*v || strcmp(v, "narrow") == 0)
+		return false;
+	if (strcmp(v, "wide") == 0)
+		return true;
+	fprintf(stderr,
+		"rewind-mutator: REWIND_PCT_MIXTURE must be narrow or wide, not '%s': the narrow "
+		"mixture is used\n",
+		v);
+	return false;
+}
+
 void *afl_custom_init(void *afl, unsigned int seed)
 {
 	struct schedule_mutator *m = calloc(1, sizeof(*m));
@@ -45,8 +62,9 @@ void *afl_custom_init(void *afl, unsigned int seed)
 	/* for benchmarks that set shares or depths side by side */
 	m->fixed_local_share = (int32_t)env_number("REWIND_MUTATOR_LOCAL_SHARE", 0, 1024, -1,
 						   "the adaptive share is used");
-	m->fixed_depth = (uint8_t)env_number("REWIND_PCT_DEPTH", 1, PCT_DEPTH_MAX, 0,
+	m->fixed_depth = (uint8_t)env_number("REWIND_PCT_DEPTH", 1, PCT_WIDE_DEPTH_MAX, 0,
 					     "the mixture of depths is used");
+	m->wide_mixture = wide_mixture_asked();
 	m->racy_eighths = (uint8_t)env_number("REWIND_PCT_RACY", 0, 8, PCT_RACY_EIGHTHS,
 					      "half the PCT samples count racy events");
 	m->racy_after = (uint32_t)env_number("REWIND_PCT_RACY_AFTER", 0, 1000000, PCT_RACY_AFTER,

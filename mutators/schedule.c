@@ -286,11 +286,16 @@ static bool racy_sample_due(const struct schedule_mutator *m)
  *
  * d is drawn from a mixture that keeps depths 2 and 3 (1 sample in 8 each:
  * PCT's bound for bugs of depth 2 and 3, divided by 8) but spends most
- * samples on 7 to 14 change points: on the examples of guest/tests a
- * sample with 11 change points fails several times as often as one with 1
+ * samples on many change points: on the examples of guest/tests a sample
+ * with 11 change points fails several times as often as one with 1
  * (docs/performance.md, "More change points"). A bug's window is hit by
  * any change point that lands in it, and on one CPU a change point
- * elsewhere seldom closes it.
+ * elsewhere seldom closes it. A sample of more than 14 change points
+ * (REWIND_PCT_DEPTH=16..49, or REWIND_PCT_MIXTURE=wide: 29 and 48 in 4
+ * of 8) has wide priorities (INPUT_FLAG_WIDE: the threads' drawn 50..95,
+ * the demotions 49..2). Benchmarks only, for now: the wide mixture failed
+ * 1.25-1.6 times as often as this one on six examples and half as often
+ * on broken_dcl (docs/performance.md, "Wide priorities").
  *
  * After the first racy_after samples, racy_eighths of 8 samples count
  * racy events (INPUT_FLAG_RACY): their change points fall on events that
@@ -300,16 +305,25 @@ static bool racy_sample_due(const struct schedule_mutator *m)
  */
 static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 {
-	static const uint8_t depths[] = {
+	static const uint8_t narrow[] = {
 		2, 3, 4, 8, 12, PCT_DEPTH_MAX, PCT_DEPTH_MAX, PCT_DEPTH_MAX};
-	uint32_t d = m->fixed_depth ? m->fixed_depth : depths[below(m, sizeof(depths))];
+	static const uint8_t wide[] = {2,
+				       3,
+				       8,
+				       PCT_DEPTH_MAX,
+				       30,
+				       PCT_WIDE_DEPTH_MAX,
+				       PCT_WIDE_DEPTH_MAX,
+				       PCT_WIDE_DEPTH_MAX};
+	const uint8_t *depths = m->wide_mixture ? wide : narrow;
+	uint32_t d = m->fixed_depth ? m->fixed_depth : depths[below(m, sizeof(wide))];
 
 	in->seed = next_random(m);
-	in->flags = 0;
+	in->flags = d > PCT_DEPTH_MAX ? INPUT_FLAG_WIDE : 0;
 	if (m->samples < UINT32_MAX)
 		m->samples++;
 	if (racy_sample_due(m) && below(m, 8) < m->racy_eighths) {
-		in->flags = INPUT_FLAG_RACY;
+		in->flags |= INPUT_FLAG_RACY;
 		if (!m->racy_key_set)
 			take_racy_key(m, (uint32_t)(next_random(m) >> 32));
 		in->seed = keyed_seed(m->racy_key, in->seed);
@@ -325,7 +339,8 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 void schedule_profile_sample(uint32_t key, uint32_t i, struct exec_input *in)
 {
 	/* a mutator of its own, zeroed: no benchmark variable (REWIND_PCT_DEPTH,
-	 * REWIND_PCT_RACY) applies, so a replay learns the same sites */
+	 * REWIND_PCT_RACY) applies, so a replay learns the same sites; and the
+	 * narrow mixture, the one version-3 artifacts' profiles were drawn from */
 	static struct schedule_mutator m;
 
 	memset(&m, 0, sizeof(m));
@@ -385,6 +400,12 @@ static struct injection new_demotion(struct schedule_mutator *m, const struct sc
 	return inj;
 }
 
+/* The lowest priority in's threads are drawn from (vmm/pct.c): above all its demotions. */
+static uint16_t lowest_drawn_priority(const struct exec_input *in)
+{
+	return in->flags & INPUT_FLAG_WIDE ? PCT_PRIO_WIDE_MIN : PCT_PRIO_DRAWN_MIN;
+}
+
 /* One PCT-shaped change: what pct mode's mutations are made of. */
 static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 {
@@ -399,11 +420,11 @@ static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 		in->seed = new_seed(m, in);
 		return;
 	case 2: /* one thread first (or last of the drawn priorities, above every demotion) */
-		add_injection(
-			s, (struct injection){.kind = INJECT_PRIORITY,
-					      .step = below(m, PCT_THREADS_NAMED),
-					      .arg = (uint16_t)(below(m, 2) ? INJECT_PRIO_MAX
-									    : PCT_PRIO_DRAWN_MIN)});
+		add_injection(s,
+			      (struct injection){.kind = INJECT_PRIORITY,
+						 .step = below(m, PCT_THREADS_NAMED),
+						 .arg = below(m, 2) ? INJECT_PRIO_MAX
+								    : lowest_drawn_priority(in)});
 		return;
 	case 3:
 	case 4:

@@ -27,6 +27,7 @@ struct schedule_mutator {
 	uint8_t last_arm;	   /* the way the last mutant was made, or PCT_ARM_NONE */
 	int32_t fixed_local_share; /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
 	uint8_t fixed_depth;	   /* REWIND_PCT_DEPTH, or 0: PCT samples of mixed depths */
+	bool wide_mixture;	   /* REWIND_PCT_MIXTURE=wide: samples of up to 48 change points */
 	uint8_t racy_eighths;  /* PCT samples that count racy events, in 8ths (REWIND_PCT_RACY) */
 	uint32_t racy_after;   /* ... from the sample after this many (REWIND_PCT_RACY_AFTER) */
 	bool racy_by_estimate; /* ... or as pct_racy_estimate says (schedule.c racy_sample_due) */
@@ -78,6 +79,8 @@ uint32_t schedule_local_share(const struct schedule_mutator *m);
 
 /* the deepest PCT sample: its d - 1 demotions to priorities d..2 stay below the drawn ones */
 #define PCT_DEPTH_MAX (PCT_PRIO_DRAWN_MIN - 1)
+/* ... and the deepest with wide priorities (INPUT_FLAG_WIDE: drawn 50..95), 48 change points */
+#define PCT_WIDE_DEPTH_MAX (PCT_PRIO_WIDE_MIN - 1)
 
 /* PCT samples that count racy events, in 8ths, unless REWIND_PCT_RACY says (the guided search) */
 #define PCT_RACY_EIGHTHS 4

@@ -20,11 +20,15 @@ static uint64_t mix64(uint64_t x)
 	return x ^ x >> 31;
 }
 
+/* A thread's priority from the seed: 16..95, or 50..95 for wide priorities (more room below). */
 static uint32_t drawn_priority(const struct vm *vm, uint32_t thread)
 {
 	uint64_t seed = (uint64_t)vm->cfg.exec_seed[1] << 32 | vm->cfg.exec_seed[0];
+	uint64_t mixed = mix64(seed ^ mix64(thread));
 
-	return PCT_PRIO_DRAWN_MIN + (uint32_t)(mix64(seed ^ mix64(thread)) % PCT_PRIO_DRAWN);
+	if (vm->cfg.pct_wide)
+		return PCT_PRIO_WIDE_MIN + (uint32_t)(mixed % PCT_PRIO_WIDE);
+	return PCT_PRIO_DRAWN_MIN + (uint32_t)(mixed % PCT_PRIO_DRAWN);
 }
 
 uint32_t pct_thread_priority(struct vm *vm)

@@ -19,6 +19,8 @@
 #define INJECT_PRIO_MAX	   99	/* priority, demote: SCHED_FIFO priorities 1..99 */
 #define PCT_PRIO_DRAWN_MIN 16	/* pct: priorities drawn from the seed are 16..95 (vmm/pct.c), */
 #define PCT_PRIO_DRAWN	   80	/* above every demotion a PCT sample makes (2..15) */
+#define PCT_PRIO_WIDE_MIN  50	/* pct, wide priorities: drawn 50..95, */
+#define PCT_PRIO_WIDE	   46	/* above demotions down from 49 (up to 48 change points) */
 
 enum injection_kind {
 	INJECT_RESCHED = 1, /* preempt the running task now; arg must be 0 */

@@ -34,6 +34,7 @@ struct vm_config {
 	uint64_t stuck_ms;    /* wall time allowed between two exits */
 	bool counter_mode;    /* an instrumented job counts events; else it is told to stop */
 	bool pct;	      /* priority schedules (PCT): thread priorities and demotions */
+	bool pct_wide;	      /* pct: priorities drawn 50..95, not 16..95 (vmm/pct.c) */
 	uint64_t pct_events;  /* pct: the job's profiled events, what demote positions divide */
 	/* pct, an input with the racy-events flag: the quiet sites of the
 	 * profile runs (REWIND_SITE_BYTES, vmm/sites.c) and the profile's events

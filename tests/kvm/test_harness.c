@@ -822,6 +822,35 @@ static void test_racy_events_count_the_shared_data(void **state)
 }
 
 /*
+ * Wide priorities (docs/input-format.md): samples with 48 change points
+ * draw their threads' priorities in 50..95 and demote them down from 49.
+ * They find the lost update, and every artifact, which says "wide",
+ * replays identically: a replay that drew the priorities in 16..95 would
+ * run another schedule.
+ */
+static void test_wide_samples_find_and_replay(void **state)
+{
+	struct run *r = new_run(), *said = new_run(), *again = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/wide-art && REWIND_PCT_DEPTH=49 " HARNESS
+	   " --random 12 --pct --keep-going --random-seed 4 --artifacts " DIR
+	   "/wide-art -- /tests/lost_update",
+	   r);
+	expect_status(r, 0, NULL);
+	print_message("%s", r->out);
+	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
+	sh("for f in " DIR
+	   "/wide-art/*.json; do grep -q '\"priorities\":[[:space:]]*\"wide\"' \"$f\" || "
+	   "exit 1; done && echo all wide >&2",
+	   said);
+	expect_status(said, 0, "all wide");
+	sh("for f in " DIR "/wide-art/*.json; do " HARNESS " --replay \"$f\" || exit 1; done",
+	   again);
+	expect_status(again, 0, "replay identical");
+}
+
+/*
  * pct mode for a binary built without Rewind (linux/patches/0016): the
  * guest kernel makes its threads' accesses off their own stacks schedule
  * events, so priorities and change points reach races that make no system
@@ -2266,6 +2295,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
 		cmocka_unit_test(test_random_search_runs_and_counts),
 		cmocka_unit_test(test_racy_events_count_the_shared_data),
+		cmocka_unit_test(test_wide_samples_find_and_replay),
 		cmocka_unit_test(test_racy_maps_are_kept_per_key),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),

@@ -275,7 +275,8 @@ static void test_parse_rejections(void **state)
 		assert_int_equal(in.mode, mode);
 	}
 
-	/* the header's flags: racy-events (bit 0) in pct mode only, the other bits reserved */
+	/* the header's flags: racy-events (bit 0) and wide priorities (bit 1) in pct mode
+	 * only, the other bits reserved */
 	header(buf, 1);
 	buf[6] = 1;
 	expect_reject(buf, len, "offset 6: racy-events needs pct mode");
@@ -291,8 +292,26 @@ static void test_parse_rejections(void **state)
 		assert_int_equal(input_encode(&in, out), len);
 		assert_memory_equal(out, buf, len);
 	}
+	buf[6] = 3;
+	buf[5] = INPUT_MODE_STEPS;
+	expect_reject(buf, len, "offset 6: racy-events needs pct mode");
 	buf[6] = 2;
-	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x0002)");
+	expect_reject(buf, len, "offset 6: wide priorities need pct mode");
+	buf[5] = INPUT_MODE_PCT;
+	{
+		struct exec_input in;
+		static uint8_t out[INPUT_MAX_SIZE];
+
+		assert_int_equal(input_parse(buf, len, &in, NULL, 0), 0);
+		assert_int_equal(in.flags, INPUT_FLAG_WIDE);
+		assert_int_equal(input_encode(&in, out), len);
+		assert_memory_equal(out, buf, len);
+		buf[6] = 3;
+		assert_int_equal(input_parse(buf, len, &in, NULL, 0), 0);
+		assert_int_equal(in.flags, INPUT_FLAG_RACY | INPUT_FLAG_WIDE);
+	}
+	buf[6] = 4;
+	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x0004)");
 	buf[6] = 0;
 	buf[7] = 0x80;
 	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x8000)");
@@ -1235,6 +1254,28 @@ static void test_pct_mode_json(void **state)
 	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
 			   "\"seed\":\"9\",\"events\":\"some\",\"injections\":[]}",
 			   "\"events\" must be \"racy\" or \"all\"");
+
+	/* wide priorities: "priorities": "wide", both ways, with racy events too; "narrow" is
+	 * the default, said or not */
+	in.flags = INPUT_FLAG_WIDE | INPUT_FLAG_RACY;
+	text = json_text(&in);
+	assert_string_equal(text, "{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				  "\"seed\":\"0x0000000000000009\",\"events\":\"racy\","
+				  "\"priorities\":\"wide\",\"injections\":[]}");
+	assert_int_equal(from_text(text, &back, why, sizeof(why)), 0);
+	assert_same_input(&back, &in, "pct JSON, wide priorities");
+	cJSON_free(text);
+	assert_int_equal(from_text("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				   "\"seed\":\"9\",\"priorities\":\"narrow\",\"injections\":[]}",
+				   &back, why, sizeof(why)),
+			 0);
+	assert_int_equal(back.flags, 0);
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"steps\","
+			   "\"seed\":\"9\",\"priorities\":\"wide\",\"injections\":[]}",
+			   "\"priorities\": \"wide\" needs pct mode");
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			   "\"seed\":\"9\",\"priorities\":48,\"injections\":[]}",
+			   "\"priorities\" must be \"wide\" or \"narrow\"");
 	in.flags = 0;
 
 	/* each kind takes its own key for where it acts */
@@ -1329,7 +1370,7 @@ static void oracle_decode(const uint8_t *d, size_t len, struct exec_input *in)
 	for (size_t i = 0; i < len && i < 16; i++)
 		hdr[i] = d[i];
 	in->mode = hdr[5] % 3;
-	in->flags = in->mode == 2 ? hdr[6] & 1 : 0; /* racy-events, pct mode only */
+	in->flags = in->mode == 2 ? hdr[6] & 3 : 0; /* racy-events, wide: pct mode only */
 	in->seed = get_bytes_le(hdr + 8, 8);
 	in->schedule.count = (uint32_t)(count < 256 ? count : 256);
 	kinds = mode_kinds(in->mode, &nkinds);

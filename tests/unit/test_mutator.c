@@ -349,7 +349,7 @@ static void test_local_share_follows_what_paid(void **state)
 	}
 	print_message("%u of 10000 mutants local at a share of 64/1024\n", local);
 	assert_true(local > 450 && local < 800);
-	for (int i = 0; i < 400; i++) { /* local changes pay 1 in 4, fresh samples 1 in 40 */
+	for (int i = 0; i < 800; i++) { /* local changes pay 1 in 4, fresh samples 1 in 40 */
 		uint8_t *out;
 		bool was_local;
 
@@ -359,7 +359,7 @@ static void test_local_share_follows_what_paid(void **state)
 			afl_custom_queue_new_entry(m, (const unsigned char *)"new",
 						   (const unsigned char *)"parent");
 	}
-	print_message("after 400 mutants: share %u/1024 (fresh %u/%u, local %u/%u)\n",
+	print_message("after 800 mutants: share %u/1024 (fresh %u/%u, local %u/%u)\n",
 		      schedule_local_share(m), m->arms[PCT_ARM_FRESH].paid,
 		      m->arms[PCT_ARM_FRESH].tried, m->arms[PCT_ARM_LOCAL].paid,
 		      m->arms[PCT_ARM_LOCAL].tried);
@@ -485,26 +485,31 @@ static void test_change_points_move_by_events(void **state)
 }
 
 /*
- * schedule_random in pct mode: a PCT sample, a new seed and d - 1
- * demotions, the i-th to priority d - i + 1: distinct priorities in
+ * A fresh PCT sample: a new seed (a new priority order) and d - 1 demotions
+ * at random positions, their priorities d - i + 1 for the i-th: in
  * decreasing order, the last at 2, all below the priorities drawn from the
  * seed. d from the mixture 2, 3, 4, 8, 12 (1 in 8 each) and 15 (3 in 8).
+ * REWIND_PCT_MIXTURE=wide (benchmarks) draws 2, 3, 8, 15, 30 (1 in 8
+ * each) and 49 (3 in 8); past 14 demotions a sample has wide priorities
+ * (drawn 50..95, so that its 48 demotions stay below them).
  */
-static void test_random_pct_samples(void **state)
+static void check_pct_mixture(const char *mixture, const unsigned int *eighths)
 {
-	static const unsigned int eighths[PCT_PRIO_DRAWN_MIN] = {
-		[1] = 1, [2] = 1, [3] = 1, [7] = 1, [11] = 1, [14] = 3};
-	struct schedule_mutator *m = new_mutator(31);
+	struct schedule_mutator *m;
 	unsigned int demotions[SCHEDULE_MAX + 1] = {0}, low = 0, high = 0;
 	uint64_t last_seed = 0;
 	const int draws = 20000;
 
-	(void)state;
+	if (mixture)
+		setenv("REWIND_PCT_MIXTURE", mixture, 1);
+	m = new_mutator(31);
+	unsetenv("REWIND_PCT_MIXTURE");
 	for (int i = 0; i < draws; i++) {
 		struct exec_input in;
 		uint8_t *out = NULL;
 		size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
 		char why[160];
+		bool wide;
 
 		assert_ptr_equal(out, m->out);
 		if (input_parse(out, n, &in, why, sizeof(why)) < 0)
@@ -513,30 +518,46 @@ static void test_random_pct_samples(void **state)
 		assert_int_equal(in.mode, INPUT_MODE_PCT);
 		assert_true(in.seed != last_seed); /* a new priority order each time */
 		last_seed = in.seed;
-		assert_in_range(in.schedule.count, 1, PCT_PRIO_DRAWN_MIN - 2);
+		assert_in_range(in.schedule.count, 1, PCT_WIDE_DEPTH_MAX - 1);
+		wide = in.schedule.count > PCT_DEPTH_MAX - 1;
+		assert_int_equal(in.flags & INPUT_FLAG_WIDE, wide ? INPUT_FLAG_WIDE : 0);
 		demotions[in.schedule.count]++;
 		for (uint32_t k = 0; k < in.schedule.count; k++) {
 			const struct injection *inj = &in.schedule.at[k];
 
 			assert_int_equal(inj->kind, INJECT_DEMOTE);
 			assert_int_equal(inj->arg, in.schedule.count + 1 - k); /* d - i + 1 */
-			assert_true(inj->arg < PCT_PRIO_DRAWN_MIN);
+			assert_true(inj->arg < (wide ? PCT_PRIO_WIDE_MIN : PCT_PRIO_DRAWN_MIN));
 			low += inj->step < 0x80000000u;
 			high += inj->step >= 0x80000000u;
 		}
 	}
-	print_message("pct samples with 1, 2, 3, 7, 11, 14 demotions: %u %u %u %u %u %u; "
-		      "positions %u below 2^31, %u above\n",
-		      demotions[1], demotions[2], demotions[3], demotions[7], demotions[11],
-		      demotions[14], low, high);
-	for (unsigned int c = 0; c < PCT_PRIO_DRAWN_MIN; c++) /* each within 10% of its share */
+	print_message("%s mixture: pct samples with 1, 2, 3, 7, 8, 11, 14, 29, 48 demotions: %u %u "
+		      "%u %u %u %u %u %u %u; positions %u below 2^31, %u above\n",
+		      mixture ? mixture : "default", demotions[1], demotions[2], demotions[3],
+		      demotions[7], demotions[8], demotions[11], demotions[14], demotions[29],
+		      demotions[48], low, high);
+	for (unsigned int c = 0; c < PCT_WIDE_DEPTH_MAX; c++) /* each within 10% of its share */
 		assert_in_range(demotions[c] * 80u, eighths[c] * (unsigned int)draws * 9,
 				eighths[c] * (unsigned int)draws * 11);
 	assert_true(low > 1000 && high > 1000); /* positions anywhere in the run */
 }
 
+static void test_random_pct_samples(void **state)
+{
+	static const unsigned int wide[PCT_WIDE_DEPTH_MAX] = {
+		[1] = 1, [2] = 1, [7] = 1, [14] = 1, [29] = 1, [48] = 3};
+	static const unsigned int narrow[PCT_WIDE_DEPTH_MAX] = {
+		[1] = 1, [2] = 1, [3] = 1, [7] = 1, [11] = 1, [14] = 3};
+
+	(void)state;
+	check_pct_mixture(NULL, narrow);
+	check_pct_mixture("wide", wide);
+	check_pct_mixture("otherwise", narrow); /* refused, said on stderr */
+}
+
 /*
- * REWIND_PCT_DEPTH fixes d for benchmarks; a value out of 1..15 is
+ * REWIND_PCT_DEPTH fixes d for benchmarks; a value out of 1..49 is
  * refused and the mixture used.
  */
 static void test_random_pct_depth_from_env(void **state)
@@ -547,7 +568,7 @@ static void test_random_pct_depth_from_env(void **state)
 	(void)state;
 	setenv("REWIND_PCT_DEPTH", "5", 1);
 	fixed = new_mutator(41);
-	setenv("REWIND_PCT_DEPTH", "16", 1);
+	setenv("REWIND_PCT_DEPTH", "50", 1);
 	refused = new_mutator(41);
 	unsetenv("REWIND_PCT_DEPTH");
 	for (int i = 0; i < 200; i++) {
@@ -593,7 +614,7 @@ static void test_racy_samples(void **state)
 			size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
 
 			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
-			racy += in.flags == INPUT_FLAG_RACY;
+			racy += (in.flags & INPUT_FLAG_RACY) != 0;
 		}
 		if (racy < low[v] || racy > high[v])
 			fail_msg("REWIND_PCT_RACY %s: %u racy samples of 800, wanted %u..%u",
@@ -617,7 +638,7 @@ static void test_racy_samples(void **state)
 			size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
 
 			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
-			if (in.flags == INPUT_FLAG_RACY)
+			if (in.flags & INPUT_FLAG_RACY)
 				first_racy = i;
 		}
 		print_message("racy after %u: the first racy sample is sample %u\n", after,
@@ -645,7 +666,7 @@ static void test_racy_samples(void **state)
 			size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
 
 			assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
-			kept += in.flags == INPUT_FLAG_RACY;
+			kept += (in.flags & INPUT_FLAG_RACY) != 0;
 		}
 		/* all but those where a round of the change was a fresh sample (1 in 9 a round) */
 		if (kept < 120)
@@ -719,8 +740,9 @@ static void test_racy_inputs_share_a_key(void **state)
 }
 
 /*
- * The racy-site profile's samples: plain PCT samples (1-14 change points),
- * a function of the key and their number alone, whatever a benchmark
+ * The racy-site profile's samples: plain PCT samples of the narrow mixture
+ * (1-14 change points, no wide priorities: what version-3 artifacts' profiles
+ * drew), a function of the key and their number alone, whatever a benchmark
  * variable says; another key, other samples.
  */
 static void test_profile_samples(void **state)
@@ -761,7 +783,7 @@ static unsigned int first_racy_sample(struct schedule_mutator *m)
 		size_t n = schedule_random(m, INPUT_MODE_PCT, &out);
 
 		assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
-		if (in.flags == INPUT_FLAG_RACY)
+		if (in.flags & INPUT_FLAG_RACY)
 			return i;
 	}
 	return 0;
@@ -866,8 +888,8 @@ static uint8_t mutant_mode(const uint8_t *out, size_t n)
 {
 	assert_true(n >= INPUT_HEADER_SIZE);
 	assert_memory_equal(out, "RWSI\x01", 5);
-	assert_int_equal((out[6] & ~INPUT_FLAG_RACY) | out[7], 0);
-	if (out[6]) /* racy-events: pct mode's samples */
+	assert_int_equal((out[6] & ~INPUT_FLAGS_KNOWN) | out[7], 0);
+	if (out[6]) /* racy-events, wide priorities: pct mode's samples */
 		assert_int_equal(out[5], INPUT_MODE_PCT);
 	return out[5];
 }
