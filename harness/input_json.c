@@ -60,6 +60,31 @@ static cJSON *injection_to_json(const struct injection *inj)
 	return o;
 }
 
+/*
+ * A header flag of pct mode, as JSON: key's value is on (the flag set) or
+ * off (the default, the same as no key): "events": "racy" or "all" (racy
+ * events), "priorities": "wide" or "narrow" (wide priorities).
+ */
+struct json_flag {
+	const char *key, *on, *off;
+	uint8_t flag;
+};
+
+static const struct json_flag json_flags[] = {
+	{"events", "racy", "all", INPUT_FLAG_RACY},
+	{"priorities", "wide", "narrow", INPUT_FLAG_WIDE},
+};
+
+/* Writes in's pct header flags to o (none when clear); false if out of memory. */
+static bool flags_to_json(cJSON *o, const struct exec_input *in)
+{
+	for (size_t f = 0; f < sizeof(json_flags) / sizeof(json_flags[0]); f++)
+		if ((in->flags & json_flags[f].flag) &&
+		    !cJSON_AddStringToObject(o, json_flags[f].key, json_flags[f].on))
+			return false;
+	return true;
+}
+
 cJSON *input_to_json(const struct exec_input *in)
 {
 	char seed[sizeof("0x") + 16];
@@ -73,9 +98,7 @@ cJSON *input_to_json(const struct exec_input *in)
 	if (!o || !cJSON_AddStringToObject(o, "format", JSON_FORMAT) ||
 	    !cJSON_AddNumberToObject(o, "version", INPUT_VERSION) ||
 	    !cJSON_AddStringToObject(o, "mode", mode_names[in->mode]) ||
-	    !cJSON_AddStringToObject(o, "seed", seed) ||
-	    ((in->flags & INPUT_FLAG_RACY) && !cJSON_AddStringToObject(o, "events", "racy")) ||
-	    ((in->flags & INPUT_FLAG_WIDE) && !cJSON_AddStringToObject(o, "priorities", "wide")) ||
+	    !cJSON_AddStringToObject(o, "seed", seed) || !flags_to_json(o, in) ||
 	    !(list = cJSON_AddArrayToObject(o, "injections")))
 		goto fail;
 	for (uint32_t i = 0; i < in->schedule.count; i++) {
@@ -276,37 +299,22 @@ static int injection_from_json(const cJSON *o, uint32_t i, struct injection *inj
 			     why_len);
 }
 
-/* "events": "racy" (pct mode: demotions count racy events) or "all", the default. */
-static int events_from_json(const cJSON *events, struct exec_input *out, char *why, size_t why_len)
+static int flag_from_json(const cJSON *json, const struct json_flag *f, struct exec_input *out,
+			  char *why, size_t why_len)
 {
-	if (!events)
-		return 0;
-	if (!cJSON_IsString(events) ||
-	    (strcmp(events->valuestring, "racy") != 0 && strcmp(events->valuestring, "all") != 0))
-		return input_reject(why, why_len, "\"events\" must be \"racy\" or \"all\"");
-	if (strcmp(events->valuestring, "racy") != 0)
-		return 0;
-	if (out->mode != INPUT_MODE_PCT)
-		return input_reject(why, why_len, "\"events\": \"racy\" needs pct mode");
-	out->flags |= INPUT_FLAG_RACY;
-	return 0;
-}
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, f->key);
 
-/* "priorities": "wide" (pct mode: drawn 50..95, demotions down from 49) or "narrow", the default.
- */
-static int priorities_from_json(const cJSON *prio, struct exec_input *out, char *why,
-				size_t why_len)
-{
-	if (!prio)
+	if (!v)
 		return 0;
-	if (!cJSON_IsString(prio) ||
-	    (strcmp(prio->valuestring, "wide") != 0 && strcmp(prio->valuestring, "narrow") != 0))
-		return input_reject(why, why_len, "\"priorities\" must be \"wide\" or \"narrow\"");
-	if (strcmp(prio->valuestring, "wide") != 0)
+	if (!cJSON_IsString(v) ||
+	    (strcmp(v->valuestring, f->on) != 0 && strcmp(v->valuestring, f->off) != 0))
+		return input_reject(why, why_len, "\"%s\" must be \"%s\" or \"%s\"", f->key, f->on,
+				    f->off);
+	if (strcmp(v->valuestring, f->on) != 0)
 		return 0;
 	if (out->mode != INPUT_MODE_PCT)
-		return input_reject(why, why_len, "\"priorities\": \"wide\" needs pct mode");
-	out->flags |= INPUT_FLAG_WIDE;
+		return input_reject(why, why_len, "\"%s\": \"%s\" needs pct mode", f->key, f->on);
+	out->flags |= f->flag;
 	return 0;
 }
 
@@ -351,11 +359,12 @@ static int header_from_json(const cJSON *json, struct exec_input *out, char *why
 	if (!cJSON_IsString(seed) || !parse_u64(seed->valuestring, &out->seed))
 		return input_reject(why, why_len,
 				    "\"seed\" must be a string holding a decimal or 0x-hex u64");
-	rc = events_from_json(cJSON_GetObjectItemCaseSensitive(json, "events"), out, why, why_len);
-	if (rc)
-		return rc;
-	return priorities_from_json(cJSON_GetObjectItemCaseSensitive(json, "priorities"), out, why,
-				    why_len);
+	for (size_t f = 0; f < sizeof(json_flags) / sizeof(json_flags[0]); f++) {
+		rc = flag_from_json(json, &json_flags[f], out, why, why_len);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static bool mode_allows(uint8_t mode, uint8_t kind)
