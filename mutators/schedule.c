@@ -294,8 +294,9 @@ static bool racy_sample_due(const struct schedule_mutator *m)
  * (REWIND_PCT_DEPTH=16..49, or REWIND_PCT_MIXTURE=wide: 29 and 48 in 4
  * of 8) has wide priorities (INPUT_FLAG_WIDE: the threads' drawn 50..95,
  * the demotions 49..2). Benchmarks only, for now: the wide mixture failed
- * 1.25-1.6 times as often as this one on six examples and half as often
- * on broken_dcl (docs/performance.md, "Wide priorities").
+ * 1.15-1.56 times as often as this one on 13 of 19 examples, but as often
+ * or less on the hard ones (broken_dcl half as often; docs/performance.md,
+ * "Wide priorities").
  *
  * After the first racy_after samples, racy_eighths of 8 samples count
  * racy events (INPUT_FLAG_RACY): their change points fall on events that
