@@ -308,16 +308,10 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 {
 	static const uint8_t narrow[] = {
 		2, 3, 4, 8, 12, PCT_DEPTH_MAX, PCT_DEPTH_MAX, PCT_DEPTH_MAX};
-	static const uint8_t wide[] = {2,
-				       3,
-				       8,
-				       PCT_DEPTH_MAX,
-				       30,
-				       PCT_WIDE_DEPTH_MAX,
-				       PCT_WIDE_DEPTH_MAX,
-				       PCT_WIDE_DEPTH_MAX};
+	static const uint8_t wide[sizeof(narrow)] = {
+		2, 3, 8, PCT_DEPTH_MAX, 30, [5 ... 7] = PCT_WIDE_DEPTH_MAX};
 	const uint8_t *depths = m->wide_mixture ? wide : narrow;
-	uint32_t d = m->fixed_depth ? m->fixed_depth : depths[below(m, sizeof(wide))];
+	uint32_t d = m->fixed_depth ? m->fixed_depth : depths[below(m, sizeof(narrow))];
 
 	in->seed = next_random(m);
 	in->flags = d > PCT_DEPTH_MAX ? INPUT_FLAG_WIDE : 0;
