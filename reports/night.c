@@ -3,7 +3,9 @@
 
 #include "reports/history.h"
 #include "vmm/file.h"
+#include "vmm/install_paths.h"
 #include "vmm/json_file.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,27 +22,25 @@ static int make_dir(const char *path)
 {
 	if (!mkdir(path, 0755) || errno == EEXIST)
 		return 0;
-	fprintf(stderr, "rewind explore: cannot create the folder %s: %s\n", path, strerror(errno));
+	rw_err_errno(errno, "cannot create the folder %s", path);
 	return -1;
 }
 
 int night_default_tools(struct night_tools *t)
 {
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct install_paths where;
+	char corpus[PATH_MAX];
+	int rc = install_paths_get(&where);
 
-	if (n < 0) {
-		fprintf(stderr, "rewind explore: cannot find my own program: %s\n",
-			strerror(errno));
+	if (rc < 0) {
+		rw_err_errno(-rc, "cannot find my own program");
 		return -1;
 	}
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	*slash = 0; /* BUILD/bin */
-	if (file_path_join(t->harness, sizeof(t->harness), exe, "rewind-harness") ||
-	    file_path_join(t->mutator, sizeof(t->mutator), exe, "../lib/rewind-mutator.so") ||
-	    file_path_join(t->corpus_pct, sizeof(t->corpus_pct), exe, "../../corpus/pct") ||
-	    file_path_join(t->corpus_ledger, sizeof(t->corpus_ledger), exe, "../../corpus/ledger"))
+	if (install_paths_program(&where, "rewind-harness", t->harness, sizeof(t->harness)) ||
+	    file_path_join(t->mutator, sizeof(t->mutator), where.lib, "rewind-mutator.so") ||
+	    file_path_join(corpus, sizeof(corpus), where.share, "corpus") ||
+	    file_path_join(t->corpus_pct, sizeof(t->corpus_pct), corpus, "pct") ||
+	    file_path_join(t->corpus_ledger, sizeof(t->corpus_ledger), corpus, "ledger"))
 		return -1;
 	return 0;
 }
@@ -121,8 +121,7 @@ static int allocate_id(struct night *n)
 			n->id = sqlite3_last_insert_rowid(db);
 			rc = 0;
 		} else {
-			fprintf(stderr, "rewind explore: cannot record the night: %s\n",
-				sqlite3_errmsg(db));
+			rw_err("cannot record the night: %s", sqlite3_errmsg(db));
 		}
 		sqlite3_finalize(st);
 	}
@@ -149,9 +148,10 @@ int night_create(struct night *n, const char *results)
 {
 	char nights[PATH_MAX], name[32];
 
-	if (make_dir(results) || !realpath(results, n->results)) {
-		fprintf(stderr, "rewind explore: cannot use %s for results: %s\n", results,
-			strerror(errno));
+	if (make_dir(results))
+		return -1;
+	if (!realpath(results, n->results)) {
+		rw_err_errno(errno, "cannot use %s for results", results);
 		return -1;
 	}
 	n->started = (int64_t)time(NULL);
@@ -165,8 +165,8 @@ int night_create(struct night *n, const char *results)
 	    file_path_join(n->dir, sizeof(n->dir), nights, name))
 		return -1;
 	if (mkdir(n->dir, 0755)) {
-		fprintf(stderr, "rewind explore: the night's folder %s: %s (nothing was changed)\n",
-			n->dir, strerror(errno));
+		rw_err_errno(errno, "cannot create the night's folder %s (nothing was changed)",
+			     n->dir);
 		return -1;
 	}
 	if (record_dir(n))
@@ -240,12 +240,13 @@ int night_load(const char *night_dir, struct night *n)
 
 	memset(n, 0, sizeof(*n));
 	if (!realpath(night_dir, n->dir) ||
-	    file_path_join(path, sizeof(path), n->dir, NIGHT_FILE) ||
-	    file_read_max(path, NIGHT_FILE_MAX, "night file", &data, &len)) {
-		fprintf(stderr, "rewind explore: %s is not a night's folder (no %s)\n", night_dir,
-			NIGHT_FILE);
+	    file_path_join(path, sizeof(path), n->dir, NIGHT_FILE) || access(path, F_OK)) {
+		rw_err("%s is not a night's folder (no %s); give a folder RESULTS/nights/NNNN",
+		       night_dir, NIGHT_FILE);
 		return -1;
 	}
+	if (file_read_max(path, NIGHT_FILE_MAX, "night file", &data, &len))
+		return -1; /* reported */
 	o = cJSON_ParseWithLength((const char *)data, len);
 	free(data);
 	rc = o ? parse_night(o, n) : -1;
@@ -254,8 +255,7 @@ int night_load(const char *night_dir, struct night *n)
 	if (!rc && !realpath(parent, n->results))
 		rc = -1;
 	if (rc)
-		fprintf(stderr, "rewind explore: %s is damaged: plan again with a new night\n",
-			path);
+		rw_err("%s is damaged; plan again with a new night", path);
 	return rc;
 }
 
@@ -266,7 +266,7 @@ int night_test_path(const struct night *n, const char *test, const char *sub, ch
 
 	if (w >= 0 && (size_t)w < len)
 		return 0;
-	fprintf(stderr, "rewind explore: path too long under %s\n", n->dir);
+	rw_err("path too long under %s", n->dir);
 	return -1;
 }
 
@@ -281,7 +281,7 @@ int night_latest_dir(const char *results, char *out, size_t len)
 	rc = history_latest_night(db, &id);
 	sqlite3_close(db);
 	if (rc || !id) {
-		fprintf(stderr, "rewind explore: %s has no night yet\n", results);
+		rw_err("%s has no night yet; there is nothing to resume", results);
 		return -1;
 	}
 	if ((size_t)snprintf(out, len, "%s/nights/%04" PRId64, results, id) >= len)

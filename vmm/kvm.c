@@ -20,7 +20,8 @@ int kvm_machine_open(struct kvm_machine *m)
 	m->sys_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (m->sys_fd < 0) {
 		int err = errno;
-		rw_err_errno(err, "cannot open /dev/kvm (no KVM here? run through tests/box/run)");
+		rw_err_errno(err, "cannot open /dev/kvm (no KVM here? run through the KVM box: "
+				  "rewind box ...)");
 		return -err;
 	}
 	version = ioctl(m->sys_fd, KVM_GET_API_VERSION, 0);

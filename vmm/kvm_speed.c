@@ -138,7 +138,7 @@ void kvm_speed_describe(double ms, char *out, size_t len)
 		 "this /dev/kvm runs guest code %.0f times slower than hardware (%.1f ms for a "
 		 "%u-iteration loop that takes %.2f ms with hardware virtualization): it emulates "
 		 "the guest, so boots would take minutes and runs would end stuck. Run through the "
-		 "KVM box instead: tests/box/run build/bin/%s ... (REWIND_ALLOW_SLOW_KVM=1 runs "
+		 "KVM box instead: rewind box %s ... (REWIND_ALLOW_SLOW_KVM=1 runs "
 		 "here anyway)",
 		 ms / KVM_SPEED_HARDWARE_MS, ms, KVM_SPEED_ITERATIONS, KVM_SPEED_HARDWARE_MS,
 		 rw_log.program);

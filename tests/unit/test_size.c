@@ -79,8 +79,8 @@ static void test_slow_kvm_message_says_how_slow_and_what_to_do(void **state)
 		text, "this /dev/kvm runs guest code 1685 times slower than hardware "
 		      "(84.2 ms for a 100000-iteration loop that takes 0.05 ms with hardware "
 		      "virtualization): it emulates the guest, so boots would take minutes and "
-		      "runs would end stuck. Run through the KVM box instead: tests/box/run "
-		      "build/bin/rewind-harness ... (REWIND_ALLOW_SLOW_KVM=1 runs here anyway)");
+		      "runs would end stuck. Run through the KVM box instead: rewind box "
+		      "rewind-harness ... (REWIND_ALLOW_SLOW_KVM=1 runs here anyway)");
 }
 
 static void test_slow_kvm_threshold(void **state)
