@@ -62,13 +62,14 @@ void harness_write_progress(const struct harness *h)
 		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
 		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu, "
 		     "\"pct_racy_events\": %llu, \"pct_racy_estimate\": %llu, "
-		     "\"racy_profile_samples\": %llu",
+		     "\"racy_profile_samples\": %llu, \"steps_profiled\": %llu",
 		     (unsigned long long)h->execs, (unsigned long long)h->failures,
 		     (unsigned long long)h->skips, (unsigned long long)h->answered, seconds,
 		     h->busy_seconds, (unsigned long long)h->ex.pct_events,
 		     (unsigned long long)executor_racy_events(&h->ex),
 		     (unsigned long long)h->ex.pct_racy_estimate,
-		     (unsigned long long)h->ex.racy_profile_samples);
+		     (unsigned long long)h->ex.racy_profile_samples,
+		     (unsigned long long)h->steps_profiled);
 	if (h->first_failure_exec)
 		n += snprintf(
 			text + n, sizeof(text) - (size_t)n,
@@ -162,6 +163,22 @@ static void profile_sample_ran(void *ctx, const struct exec_input *in,
 		note_failure(h, raw, len, in, res);
 }
 
+/*
+ * The exits of the first steps-mode run that passed: about the job's
+ * unperturbed run (afl-fuzz may skip the seeds' dry run, so it need not be
+ * one without injections), where the mutator's stall samples land; said at
+ * once (the mutator reads it at every mutant until it knows it).
+ */
+static void note_steps_profile(struct harness *h, const struct exec_input *input,
+			       const struct harness_exec *e)
+{
+	if (h->steps_profiled || input->mode != INPUT_MODE_STEPS || e->cls != CLASS_PASS ||
+	    !e->res.job_steps)
+		return;
+	h->steps_profiled = e->res.job_steps;
+	harness_write_progress(h);
+}
+
 static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct harness_exec *out)
 {
 	struct exec_input input;
@@ -183,6 +200,7 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 		return rc;
 	if (!profiled && h->ex.pct_events)
 		harness_write_progress(h); /* the mutator waits for k and its estimate */
+	note_steps_profile(h, &input, out);
 	h->skips += out->cls == CLASS_SKIP;
 	if (out->res.counter_missing) {
 		/* the job cannot provide the mode: as if the input were invalid */

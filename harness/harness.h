@@ -36,6 +36,9 @@ struct harness {
 	uint64_t decoded;  /* inputs made valid by input_decode */
 	uint64_t first_failure_exec; /* the execution (1, 2, ...) of the first failure; 0: none */
 	uint64_t first_failure_profiles; /* the racy-events profile runs before it */
+	/* the exits of the first steps-mode run that passed: where the
+	 * mutator's stall samples land (0: none yet) */
+	uint64_t steps_profiled;
 	enum exec_class first_failure_class;
 	char first_failure_artifact[4096]; /* its artifact ("" if none was written) */
 };

@@ -12,11 +12,35 @@ static void take_count(const cJSON *v, uint64_t *out)
 		*out = (uint64_t)v->valuedouble;
 }
 
-void progress_learn_counts(struct schedule_mutator *m)
+/* The progress file's counts, parsed (NULL where it cannot be read); cJSON_Delete it. */
+static cJSON *progress_read(const struct schedule_mutator *m)
 {
 	char text[8192]; /* a first failure's artifact path comes after the counts */
 	size_t n;
-	FILE *f;
+	FILE *f = fopen(m->progress_path, "r");
+
+	if (!f)
+		return NULL;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	return cJSON_Parse(text);
+}
+
+void progress_learn_steps(struct schedule_mutator *m)
+{
+	cJSON *o;
+
+	/* tried at every mutant until known, as k is */
+	if (m->steps_profiled || !m->progress_path)
+		return;
+	o = progress_read(m);
+	take_count(cJSON_GetObjectItemCaseSensitive(o, "steps_profiled"), &m->steps_profiled);
+	cJSON_Delete(o);
+}
+
+void progress_learn_counts(struct schedule_mutator *m)
+{
 	cJSON *o;
 
 	/* tried at every mutant until k is known (the first mutant may come
@@ -25,13 +49,7 @@ void progress_learn_counts(struct schedule_mutator *m)
 	if ((m->pct_events && (m->pct_racy_events || !m->racy_eighths)) || !m->progress_path ||
 	    (m->pct_events && m->progress_tries++ % 32))
 		return;
-	f = fopen(m->progress_path, "r");
-	if (!f)
-		return;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	o = cJSON_Parse(text);
+	o = progress_read(m);
 	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_events"), &m->pct_events);
 	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_events"), &m->pct_racy_events);
 	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_estimate"), &m->pct_racy_estimate);

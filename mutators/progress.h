@@ -16,4 +16,10 @@
  */
 void progress_learn_counts(struct schedule_mutator *m);
 
+/*
+ * The exits of the job's unperturbed run (steps mode), into m, read at
+ * every mutant until known: where stall samples land.
+ */
+void progress_learn_steps(struct schedule_mutator *m);
+
 #endif

@@ -13,7 +13,6 @@
 
 #include "mutators/progress.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +23,6 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 #define N_INTERESTING (sizeof(interesting_us) / sizeof(interesting_us[0]))
 
 #define STEP_HORIZON 32 /* new injections land up to this far past the last one */
-
-#define LOCAL_SHARE_MIN 64  /* of 1024: local changes keep being tried */
-#define LOCAL_SHARE_MAX 960 /* of 1024: fresh samples keep PCT's guarantee */
 
 #define PROFILE_SAMPLE_RNG 0x5f3759df2545f491ull /* schedule_profile_sample's generators */
 
@@ -440,6 +436,28 @@ static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 	add_injection(s, new_demotion(m, s, demote_events(m, in)));
 }
 
+/*
+ * A fresh steps-mode sample, PCT's idea at exits: one or two stalls, each
+ * at an exit drawn uniformly from the k exits of a passing run of the job
+ * (the harness's progress file says k; 32 until it has), each long enough (20 to 65 ms of
+ * virtual time) for the other threads' sleeps and timers to end in it. A
+ * race window that spans one of the k exits, such as a read-modify-write
+ * across a system call, is hit with probability at least 1/k a sample,
+ * where a local change reaches it only from an entry near it.
+ */
+static void stall_sample(struct schedule_mutator *m, struct exec_input *in)
+{
+	static const uint16_t long_us[] = {20000, 40000, 65535};
+	uint32_t k = m->steps_profiled ? (uint32_t)m->steps_profiled : STEP_HORIZON;
+
+	in->schedule.count = 0;
+	for (unsigned int i = 1 + below(m, 2); i > 0; i--)
+		add_injection(&in->schedule,
+			      (struct injection){.step = below(m, k),
+						 .kind = INJECT_STALL,
+						 .arg = long_us[below(m, sizeof(long_us) / 2)]});
+}
+
 /* One structured change to in; add (another corpus input, or NULL) may be spliced from. */
 static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 			const struct exec_input *add)
@@ -519,43 +537,6 @@ size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out)
 	return input_encode(in, m->out);
 }
 
-/*
- * The local share: fresh samples are the search's base (PCT's guarantee),
- * and local changes get mutants only as far as they have paid clearly more
- * often than fresh samples. At fresh samples' rate of new queue entries a
- * mutant, (paid + 1/2) / (tried + 8), local changes would have paid about
- * lambda = (tried + 8) times that; they are credited with what they paid
- * beyond luck, paid - 2 sqrt(lambda) - 2, and beat fresh samples where that
- * is above lambda. Two lucky entries are not enough: under the rule
- * before, (paid - 1) / (tried + 8), two local changes that paid early in
- * 1,355, against one fresh sample in 2,901, gave local changes 330/1024
- * of the mutants for the rest of the search, where local changes fail
- * less often than fresh samples (docs/performance.md, "Two lucky
- * entries"). While local changes pay no more, the share stays at its
- * floor of 1/16 (they keep being tried); above, it grows with how much
- * more they pay, up to 15/16.
- */
-uint32_t schedule_local_share(const struct schedule_mutator *m)
-{
-	const struct arm_tally *f = &m->arms[PCT_ARM_FRESH], *l = &m->arms[PCT_ARM_LOCAL];
-	double lambda = (l->tried + 8.0) * (f->paid + 0.5) / (f->tried + 8.0);
-	double credited = l->paid - 2.0 * sqrt(lambda) - 2.0;
-
-	if (m->fixed_local_share >= 0)
-		return (uint32_t)m->fixed_local_share;
-	if (credited <= lambda)
-		return LOCAL_SHARE_MIN;
-	return LOCAL_SHARE_MIN +
-	       (uint32_t)((LOCAL_SHARE_MAX - LOCAL_SHARE_MIN) * (credited - lambda) / credited);
-}
-
-void schedule_mutant_paid(struct schedule_mutator *m)
-{
-	if (m->last_arm < PCT_ARMS)
-		m->arms[m->last_arm].paid++;
-	m->last_arm = PCT_ARM_NONE;
-}
-
 size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t len,
 		       const uint8_t *add_buf, size_t add_len, uint8_t **out, size_t max_size)
 {
@@ -568,6 +549,8 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 		take_racy_key(m, input_racy_key(in));
 	if (in->mode == INPUT_MODE_PCT)
 		progress_learn_counts(m);
+	if (in->mode == INPUT_MODE_STEPS)
+		progress_learn_steps(m);
 	/* pct: fresh PCT samples, the search's own base distribution, or changes
 	 * around the entry that gave new coverage, shared out by what paid */
 	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)
@@ -578,6 +561,8 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 			below(m, 1024) < schedule_local_share(m) ? PCT_ARM_LOCAL : PCT_ARM_FRESH;
 	if (m->last_arm == PCT_ARM_FRESH)
 		pct_sample(m, in);
+	else if (in->mode == INPUT_MODE_STEPS && below(m, 1024) >= schedule_steps_local_share(m))
+		stall_sample(m, in);
 	else
 		for (unsigned int i = 0; i < rounds; i++)
 			mutate_once(m, in, add);

@@ -39,6 +39,7 @@ struct schedule_mutator {
 	uint64_t pct_events;	    /* the job's profiled events (0: not known yet) */
 	uint64_t pct_racy_events;   /* the same, counted as racy-events inputs count them */
 	uint64_t pct_racy_estimate; /* ... guessed from the seed-0 profile alone (0: not known) */
+	uint64_t steps_profiled;    /* the exits of a passing steps-mode run (0: not known) */
 	const char *progress_path;  /* REWIND_PROGRESS_FILE: where the harness says them */
 	uint32_t progress_tries;
 	uint8_t out[INPUT_MAX_SIZE];
@@ -76,6 +77,9 @@ void schedule_mutant_paid(struct schedule_mutator *m);
 
 /* The share of pct mutants, in 1/1024, the next one is made locally with. */
 uint32_t schedule_local_share(const struct schedule_mutator *m);
+
+/* The share of steps-mode mutants, in 1/1024, made locally; the rest are stall samples. */
+uint32_t schedule_steps_local_share(const struct schedule_mutator *m);
 
 /* the deepest PCT sample: its d - 1 demotions to priorities d..2 stay below the drawn ones */
 #define PCT_DEPTH_MAX (PCT_PRIO_DRAWN_MIN - 1)

@@ -160,12 +160,13 @@ static void test_counter_mode_mutants(void **state)
  */
 static void test_steps_mode_single_step_offsets(void **state)
 {
-	void *m = new_mutator(11);
+	struct schedule_mutator *m = new_mutator(11);
 	static uint8_t buf[INPUT_MAX_SIZE];
 	size_t len = empty_input(buf);
 	unsigned int insns = 0, others = 0, small = 0, large = 0;
 
 	(void)state;
+	m->fixed_local_share = 1024; /* local changes only: stall samples have no offsets */
 	for (int i = 0; i < 20000; i++) {
 		struct exec_input in;
 		uint8_t *out;
@@ -201,6 +202,63 @@ static void test_steps_mode_single_step_offsets(void **state)
 	assert_true(others > 4 * insns);
 	assert_true(small > insns / 4);	 /* log-uniform: most are small... */
 	assert_true(large > insns / 20); /* ...and the large ones are not rare */
+}
+
+/* Is in a stall sample: one or two long stalls, at steps below k? */
+static bool is_stall_sample(const struct exec_input *in, uint32_t k)
+{
+	if (in->schedule.count < 1 || in->schedule.count > 2)
+		return false;
+	for (uint32_t i = 0; i < in->schedule.count; i++) {
+		const struct injection *inj = &in->schedule.at[i];
+
+		if (inj->kind != INJECT_STALL || inj->arg < 20000 || inj->step >= k)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Steps mode's fresh samples: three mutants in four are one or two stalls
+ * of 20-65 ms, each at an exit drawn uniformly from the k exits the
+ * harness says a passing run has (32 until it has said them), so a race
+ * across any one of the k exits is hit about once in k samples.
+ */
+static void test_steps_mode_stall_samples(void **state)
+{
+	struct schedule_mutator *m = new_mutator(17);
+	static uint8_t buf[INPUT_MAX_SIZE];
+	size_t len = empty_input(buf);
+	unsigned int samples = 0, at_step[32] = {0};
+
+	(void)state;
+	m->steps_profiled = 20;
+	for (int i = 0; i < 4000; i++) {
+		struct exec_input in;
+		uint8_t *out;
+		size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+
+		assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+		if (!is_stall_sample(&in, 20))
+			continue;
+		samples++;
+		for (uint32_t k = 0; k < in.schedule.count; k++)
+			at_step[in.schedule.at[k].step]++;
+	}
+	print_message("steps mode, k = 20: %u of 4000 mutants are stall samples\n", samples);
+	assert_in_range(samples, 2800, 3200);
+	for (uint32_t step = 0; step < 20; step++) /* uniform: about 225 each */
+		assert_in_range(at_step[step], 150, 300);
+	m->steps_profiled = 0; /* not said yet: the first 32 exits */
+	for (int i = 0; i < 400; i++) {
+		struct exec_input in;
+		uint8_t *out;
+		size_t n = afl_custom_fuzz(m, buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+
+		assert_int_equal(input_parse(out, n, &in, NULL, 0), 0);
+		for (uint32_t k = 0; k < in.schedule.count && is_stall_sample(&in, 1000); k++)
+			assert_true(in.schedule.at[k].step < 32);
+	}
 }
 
 /*
@@ -952,6 +1010,7 @@ int main(void)
 					  free_mutators),
 		cmocka_unit_test_teardown(test_counter_mode_mutants, free_mutators),
 		cmocka_unit_test_teardown(test_steps_mode_single_step_offsets, free_mutators),
+		cmocka_unit_test_teardown(test_steps_mode_stall_samples, free_mutators),
 		cmocka_unit_test_teardown(test_pct_mode_mutants, free_mutators),
 		cmocka_unit_test_teardown(test_local_share_follows_what_paid, free_mutators),
 		cmocka_unit_test_teardown(test_change_points_move_by_events, free_mutators),
