@@ -2,6 +2,7 @@
 #include "harness/cli.h"
 
 #include "harness/reach.h"
+#include "vmm/log.h"
 
 /* Says on stderr when the bytes at path are not in the documented format (they are decoded). */
 void cli_say_if_decoded(const char *path, const uint8_t *data, size_t len, const char *doing)
@@ -10,9 +11,8 @@ void cli_say_if_decoded(const char *path, const uint8_t *data, size_t len, const
 	char why[160];
 
 	if (input_parse(data, len, &input, why, sizeof(why)) < 0)
-		fprintf(stderr,
-			"rewind-harness: %s is not in the documented input format (%s); %s\n", path,
-			why, doing);
+		fprintf(stderr, "%s: %s is not in the documented input format (%s); %s\n",
+			rw_log.program, path, why, doing);
 }
 
 void cli_harness_settings(struct harness *h, const struct cli *c)

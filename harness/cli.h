@@ -9,6 +9,7 @@
 #include "harness/harness.h"
 #include "harness/replay.h"
 #include "vmm/counter.h"
+#include "vmm/exit_status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,15 +17,16 @@
 #include <stdio.h>
 
 /*
- * rewind-harness's exit statuses (the usage's "Exit status"): a replay's,
- * which every mode shares. What "not ok" means depends on the mode: a run
- * failed, a replay differs, a random search found nothing.
+ * rewind-harness's exit statuses (the usage's "Exit status";
+ * vmm/exit_status.h, docs/exit-status.md), which every mode shares: a
+ * replay's (enum replay_status) are the same numbers.
  */
 enum cli_status {
-	STATUS_OK = REPLAY_SAME,
-	STATUS_NOT_OK = REPLAY_DIFFERS,
-	STATUS_BAD_FILE = REPLAY_BAD_FILE, /* unreadable, invalid or untrusted file; usage */
-	STATUS_SETUP = REPLAY_SETUP,	   /* the job or the input's mode cannot be set up */
+	STATUS_OK = REWIND_EXIT_OK,	     /* the job passes; --random: no failure found */
+	STATUS_FOUND = REWIND_EXIT_FOUND,    /* the job fails; --random: a failure found */
+	STATUS_BAD_FILE = REWIND_EXIT_USAGE, /* unreadable, invalid or untrusted file; usage */
+	STATUS_SETUP = REWIND_EXIT_USAGE,    /* the job or the input's mode cannot be set up */
+	STATUS_HOST = REWIND_EXIT_HOST,	     /* the host could not finish; output not written */
 };
 
 #define INPUT_FILE_MAX	(16u << 20) /* inputs and JSON files are a few KiB */
@@ -59,7 +61,8 @@ struct cli {
 	uint8_t random_mode;
 	uint64_t repeat; /* --replay: run it this many times */
 	bool trust;	 /* --trust: a replay may read the host paths an artifact names */
-	bool json;	 /* --json: a one-shot run's outcome as JSON on stdout */
+	bool json;	 /* --json: a run's outcome, a replay's or explanation's verdict */
+	bool raw;	 /* --raw: a replay's file is afl-fuzz's raw input, whatever its bytes */
 	bool version;	 /* --version */
 	bool expect_fixed;
 	struct harness_job job;

@@ -88,5 +88,5 @@ int cmd_from_json(const char *path, const char *out)
 	if (json_input(path, &input) < 0)
 		return STATUS_BAD_FILE;
 	part.len = input_encode(&input, buf);
-	return file_write_atomic(out, &part, 1) < 0 ? STATUS_BAD_FILE : STATUS_OK;
+	return file_write_atomic(out, &part, 1) < 0 ? STATUS_HOST : STATUS_OK;
 }

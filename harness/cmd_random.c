@@ -57,7 +57,7 @@ int cmd_random(struct cli *c)
 	struct timespec t0;
 	struct random_tally tally = {.runs = 0};
 	uint64_t failed = 0;
-	bool setup_failed = false;
+	bool host_failed = false; /* KVM or the host failed mid-search */
 
 	if (!m || cli_open_harness(&h, c, NULL) < 0) {
 		executor_close(&h.ex);
@@ -82,7 +82,7 @@ int cmd_random(struct cli *c)
 		size_t len = schedule_random(m, c->random_mode, &out);
 
 		if (harness_exec(&h, out, len, &e) < 0) {
-			setup_failed = true;
+			host_failed = true;
 			break;
 		}
 		random_tally_add(&tally, &e);
@@ -94,10 +94,10 @@ int cmd_random(struct cli *c)
 			       host_time_seconds_since(&t0));
 		failed = h.failures;
 	}
-	if (!setup_failed && !failed)
+	if (!host_failed && !failed)
 		printf("random: no failure in %llu executions, %.3f s\n",
 		       (unsigned long long)h.execs, host_time_seconds_since(&t0));
-	if (!setup_failed && c->random_keep_going) {
+	if (!host_failed && c->random_keep_going) {
 		double secs = host_time_seconds_since(&t0);
 
 		printf("random: %llu executions in %.3f s (%.1f exec/s), %llu failures\n",
@@ -107,5 +107,5 @@ int cmd_random(struct cli *c)
 	random_tally_print(&tally);
 	executor_close(&h.ex);
 	afl_custom_deinit(m);
-	return setup_failed ? STATUS_SETUP : failed ? STATUS_OK : STATUS_NOT_OK;
+	return host_failed ? STATUS_HOST : failed ? STATUS_FOUND : STATUS_OK;
 }

@@ -7,7 +7,7 @@
 
 #include "harness/cli.h"
 
-/* STATUS_OK: a failure found; STATUS_NOT_OK: none; STATUS_SETUP. */
+/* STATUS_FOUND: a failure found; STATUS_OK: none; STATUS_SETUP; STATUS_HOST. */
 int cmd_random(struct cli *c);
 
 #endif

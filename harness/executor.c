@@ -517,7 +517,7 @@ void executor_close(struct executor *ex)
 
 void exec_result_print(const struct exec_result *res)
 {
-	fprintf(stderr, "rewind-harness: outcome %s", exec_class_name(res->cls));
+	fprintf(stderr, "%s: outcome %s", rw_log.program, exec_class_name(res->cls));
 	if (res->cls == CLASS_SIGNAL)
 		fprintf(stderr, " (the job was killed by SIG%s)",
 			sigabbrev_np(WTERMSIG(res->job_status)) ?: "?");

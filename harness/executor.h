@@ -108,7 +108,7 @@ struct exec_result {
 	uint32_t features;    /* reads-from and lock-order features the runtime saw */
 };
 
-/* "rewind-harness: outcome CLASS (what happened) at step N, ... trace HASH" on stderr. */
+/* "PROGRAM: outcome CLASS (what happened) at step N, ... trace HASH" on stderr (rw_log). */
 void exec_result_print(const struct exec_result *res);
 
 /*

@@ -1,12 +1,14 @@
 #include "harness/job.h"
 
 #include "vmm/file.h"
+#include "vmm/install_paths.h"
 #include "vmm/log.h"
 #include "vmm/number.h"
 #include "vmm/size.h"
 
+#include <getopt.h>
+
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -161,20 +163,22 @@ int job_set_command(struct harness_job *job, char *const *argv, size_t argc)
 	return 0;
 }
 
-/* The build directory: this executable lives in BUILD/bin/. */
+/* The folder holding guest/ (install_paths.h): BUILD (BUILD/bin/..), or PREFIX/lib/rewind. */
 static int build_dir(char *out)
 {
-	char exe[PATH_MAX], parent[PATH_MAX + 4];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct install_paths where;
+	int rc = install_paths_get(&where);
+	char *guest;
 
-	if (n < 0) {
-		rw_err_errno(errno, "cannot find this executable (/proc/self/exe)");
-		return -errno;
+	if (rc < 0) {
+		rw_err_errno(-rc, "cannot find this executable (/proc/self/exe)");
+		return rc;
 	}
-	exe[n] = '\0';
-	snprintf(parent, sizeof(parent), "%s/..", dirname(exe));
-	if (!realpath(parent, out)) {
-		rw_err_errno(errno, "cannot resolve %s", parent);
+	guest = strrchr(where.guest, '/'); /* both layouts: .../guest */
+	if (guest)
+		*guest = '\0';
+	if (!realpath(where.guest, out)) {
+		rw_err_errno(errno, "cannot resolve %s", where.guest);
 		return -errno;
 	}
 	return 0;
@@ -549,4 +553,20 @@ int job_apply_option(struct harness_job *job, const char *option, const char *ar
 		rw_err("--%s is not a job option", option);
 		return -EINVAL;
 	}
+}
+
+size_t job_getopt_options(struct option *out, int base)
+{
+	size_t n = 0;
+
+	for (int i = 0; job_fields[i].key || job_fields[i].flag; i++) {
+		const struct job_field *f = &job_fields[i];
+
+		if (!f->flag)
+			continue;
+		out[n++] = (struct option){f->flag, required_argument, NULL, base + i};
+		if (f->alias)
+			out[n++] = (struct option){f->alias, required_argument, NULL, base + i};
+	}
+	return n;
 }

@@ -107,6 +107,14 @@ const struct job_field *job_field_of_flag(const char *flag);
  */
 int job_apply_option(struct harness_job *job, const char *option, const char *arg);
 
+struct option;
+/*
+ * getopt_long's entries for the job fields with a command-line flag, and
+ * their aliases, into out: each field's val is base + its index in
+ * job_fields. Returns how many (at most 2 a field: out holds that many).
+ */
+size_t job_getopt_options(struct option *out, int base);
+
 /* The job as an object that job_apply_json accepts. */
 cJSON *job_to_json(const struct harness_job *job);
 

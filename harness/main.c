@@ -10,10 +10,12 @@
 #include "vmm/number.h"
 #include "vmm/version.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
 	OPT_ARTIFACTS = 256,
@@ -36,6 +38,7 @@ enum {
 	OPT_BUNDLE,
 	OPT_EVENT_LOG,
 	OPT_JSON,
+	OPT_RAW,
 	OPT_VERSION,
 	OPT_JOB_FIELD = 0x1000, /* + the index of a field in job_fields */
 };
@@ -62,6 +65,7 @@ static const struct option other_options[] = {
 	{"explain", required_argument, NULL, OPT_EXPLAIN},
 	{"bundle", required_argument, NULL, OPT_BUNDLE},
 	{"json", no_argument, NULL, OPT_JSON},
+	{"raw", no_argument, NULL, OPT_RAW},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"output", required_argument, NULL, 'o'},
 	{"out", required_argument, NULL, 'o'}, /* rewind's word for where results go */
@@ -75,18 +79,8 @@ static const struct option other_options[] = {
 /* getopt's table: an option (and its alias) per job field with a flag, then the others. */
 static void build_options(struct option *out)
 {
-	size_t n = 0;
+	size_t n = job_getopt_options(out, OPT_JOB_FIELD);
 
-	for (int i = 0; job_fields[i].key || job_fields[i].flag; i++) {
-		const struct job_field *f = &job_fields[i];
-
-		if (!f->flag)
-			continue;
-		out[n++] = (struct option){f->flag, required_argument, NULL, OPT_JOB_FIELD + i};
-		if (f->alias)
-			out[n++] = (struct option){f->alias, required_argument, NULL,
-						   OPT_JOB_FIELD + i};
-	}
 	for (size_t i = 0; i < sizeof(other_options) / sizeof(other_options[0]); i++)
 		out[n++] = other_options[i];
 }
@@ -186,6 +180,9 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_JSON:
 		c->json = true;
 		return 0;
+	case OPT_RAW:
+		c->raw = true;
+		return 0;
 	case OPT_VERSION:
 		c->version = true;
 		return 0;
@@ -211,17 +208,20 @@ static const char *mode_option(enum mode m)
 	return names[m];
 }
 
-/* getopt's '?' or ':' (opterr is 0: the messages are ours). */
+/*
+ * getopt's '?' or ':' (opterr is 0: the messages are ours). The option is
+ * the word as typed, up to an '=' (--map-size=x names --map-size).
+ */
 static void say_bad_option(int opt, char **argv)
 {
 	const char *arg = argv[optind - 1];
+	int len = (int)strcspn(arg, "=");
 
 	if (opt == ':')
-		rw_err("%s needs a value (rewind-harness --help)", arg);
+		rw_err("%.*s needs a value; %s --help lists the options", len, arg, rw_log.program);
 	else
-		rw_err("unknown option '%s' (rewind-harness --help lists them; the guest's command "
-		       "goes after --)",
-		       arg);
+		rw_err("unknown option '%.*s'; %s --help lists the options", len, arg,
+		       rw_log.program);
 }
 
 /* A file argument the mode has no use for. */
@@ -268,7 +268,8 @@ static int word_files(struct cli *c)
 		return -EINVAL;
 	}
 	if (!c->file_count) {
-		rw_err("rewind %s needs a file (rewind %s --help)", c->word, c->word);
+		rw_err("rewind %s needs an artifact file; rewind %s --help lists the options",
+		       c->word, c->word);
 		return -EINVAL;
 	}
 	c->file = c->files[0];
@@ -333,6 +334,81 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
+/* Is the file at path of the kind wanted (a folder, or any other: a file)? Says why not. */
+static int check_host_path(const char *option, const char *path, bool folder_too)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 && errno == ENOENT && !strcmp(option, "kernel")) {
+		/* the words of the boot's own check (vmm/run_inputs.c), as rewind run says it */
+		rw_err("no guest kernel at %s (build it with `make`, or pass --kernel)", path);
+		return -EINVAL;
+	}
+	if (stat(path, &st) < 0 && errno == ENOENT && !strcmp(option, "initramfs")) {
+		rw_err("no initramfs at %s (build it with `make`, or pass --initramfs)", path);
+		return -EINVAL;
+	}
+	if (stat(path, &st) < 0) {
+		rw_err("--%s %s: %s; give the path of an existing %s", option, path,
+		       strerror(errno), folder_too ? "file or folder" : "file");
+		return -EINVAL;
+	}
+	if (S_ISREG(st.st_mode) || (folder_too && S_ISDIR(st.st_mode)))
+		return 0;
+	if (folder_too)
+		rw_err("--%s %s is neither a file nor a folder; give the path of one", option,
+		       path);
+	else
+		rw_err("--%s %s is %s, not a file; give the path of a file", option, path,
+		       S_ISDIR(st.st_mode) ? "a folder" : "something else");
+	return -EINVAL;
+}
+
+/*
+ * The host files the job options name exist and are of the right kind,
+ * before any folder is made or /dev/kvm opened: --kernel and --initramfs a
+ * file, --add HOST a file or a folder (--job is read as it is parsed).
+ */
+static int check_option_files(const struct cli *c)
+{
+	char host[4096];
+
+	for (size_t i = 0; i < c->change_count; i++) {
+		const struct job_change *ch = &c->changes[i];
+
+		if (!strcmp(ch->option, "kernel") || !strcmp(ch->option, "initramfs")) {
+			if (check_host_path(ch->option, ch->arg, false) < 0)
+				return -EINVAL;
+		} else if (!strcmp(ch->option, "add")) {
+			snprintf(host, sizeof(host), "%.*s", (int)strcspn(ch->arg, ":"), ch->arg);
+			if (check_host_path("add", host, true) < 0)
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* What the modes accept of each other's options: --json, --raw. Says why not. */
+static int check_mode_options(const struct cli *c)
+{
+	char mode[32];
+
+	snprintf(mode, sizeof(mode), "%s%s", c->word ? "rewind " : "",
+		 c->word ? c->word : mode_option(c->mode));
+
+	if (c->json && c->mode != MODE_RUN && c->mode != MODE_REPLAY && c->mode != MODE_EXPLAIN) {
+		rw_err("--json is for a run of one input, a replay or an explanation, not %s",
+		       mode);
+		return -EINVAL;
+	}
+	if (c->raw && c->mode != MODE_REPLAY && c->mode != MODE_EXPLAIN) {
+		rw_err("--raw is for a replay or an explanation of afl-fuzz's raw input, not %s",
+		       mode);
+		return -EINVAL;
+	}
+	return check_option_files(c);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {.map_size = COVERAGE_DEFAULT_SIZE};
@@ -341,15 +417,14 @@ int main(int argc, char **argv)
 
 	/* a file size limit: writes fail with "File too large" and are reported */
 	signal(SIGXFSZ, SIG_IGN);
-	rw_log_init("rewind-harness", false);
+	/* `rewind replay` runs this program as "rewind replay": it speaks as those words */
+	rw_log_init(rw_log_name(argv[0], "rewind-harness"), false);
 	c.artifact_dir = env_dir && *env_dir ? env_dir : "rewind-crashes";
 	if (job_init_defaults(&c.job) < 0)
 		return STATUS_SETUP;
 	rc = parse_cli(&c, argc, argv);
-	if (rc == 0 && c.json && c.mode != MODE_RUN) {
-		rw_err("--json is for a run of one input, not %s", mode_option(c.mode));
-		rc = -EINVAL;
-	}
+	if (rc == 0 && !c.version)
+		rc = check_mode_options(&c);
 	if (rc != 0 || c.version) {
 		if (c.version && rc == 0)
 			version_print(stdout, "rewind-harness", c.job.run.kernel_path);

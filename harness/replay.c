@@ -19,12 +19,13 @@
 
 static void differs(int *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* One line "PROGRAM: differs: what" on stderr; counts it in *n. */
 static void differs(int *n, const char *fmt, ...)
 {
 	va_list ap;
 
 	(*n)++;
-	fputs("rewind-harness: differs: ", stderr);
+	fprintf(stderr, "%s: differs: ", rw_log.program);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -81,9 +82,9 @@ static int set_default_path(struct harness_job *job, const char *what, const cha
 	if (!strcmp(artifact, here))
 		return 0;
 	fprintf(stderr,
-		"rewind-harness: not reading the artifact's %s %s (an artifact is untrusted; "
-		"--trust reads the paths it names); using %s\n",
-		what, artifact, here);
+		"%s: not reading the artifact's %s %s (an artifact is untrusted; --trust reads "
+		"the paths it names); using %s\n",
+		rw_log.program, what, artifact, here);
 	return set(job, here);
 }
 
@@ -146,7 +147,7 @@ static int apply_changes(struct replay_case *c, const struct replay_options *opt
 		c->job_changed |= strcmp(opt->changes[i].option, "wall-ms") != 0;
 	if (!c->job_changed)
 		return 0;
-	fputs("rewind-harness: replaying with the artifact's job changed:", stderr);
+	fprintf(stderr, "%s: replaying with the artifact's job changed:", rw_log.program);
 	for (size_t i = 0; i < opt->change_count; i++)
 		fprintf(stderr, " --%s %s", opt->changes[i].option, opt->changes[i].arg);
 	if (opt->command)
@@ -161,9 +162,30 @@ static int apply_changes(struct replay_case *c, const struct replay_options *opt
 	return rc;
 }
 
+/* JSON that names itself a crash artifact? Else one line that says what it is. */
+static bool is_artifact_json(const char *path, const uint8_t *data, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength((const char *)data, len);
+	const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
+	bool ok = cJSON_IsString(format) && !strcmp(format->valuestring, ARTIFACT_FORMAT);
+
+	if (!root)
+		rw_err("%s: not valid JSON (near byte %td); a crash artifact is the JSON file "
+		       "rewind fuzz wrote",
+		       path, cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - (const char *)data : 0);
+	else if (!ok)
+		rw_err("%s: JSON, but not a crash artifact (no \"format\": \"%s\"); give one of "
+		       "rewind fuzz's OUT/artifacts/*.json",
+		       path, ARTIFACT_FORMAT);
+	cJSON_Delete(root);
+	return ok;
+}
+
 static int load_artifact(const char *path, const uint8_t *data, size_t len,
 			 const struct replay_options *opt, struct replay_case *c)
 {
+	if (!is_artifact_json(path, data, len))
+		return REPLAY_BAD_FILE;
 	c->is_artifact = true;
 	if (job_init_defaults(&c->job) < 0 ||
 	    artifact_parse((const char *)data, len, path, &c->job, &c->input, &c->expect) < 0)
@@ -175,16 +197,51 @@ static int load_artifact(const char *path, const uint8_t *data, size_t len,
 	if (c->bundle[0] && c->job.job_archive && (opt->change_count || opt->command) &&
 	    (job_set_archive(&c->job, NULL) < 0 || bundle_locate_adds(c->bundle, c) < 0))
 		return REPLAY_BAD_FILE;
-	return apply_changes(c, opt) < 0 ? REPLAY_BAD_FILE : REPLAY_SAME;
+	return apply_changes(c, opt) < 0 ? REPLAY_BAD_FILE : REPLAY_OK;
+}
+
+/* A raw input: what afl-fuzz ran, its own mutations decoded, not rejected. */
+static void load_raw(const char *path, const uint8_t *data, size_t len, struct replay_case *c)
+{
+	char why[160];
+
+	if (input_parse(data, len, &c->input, why, sizeof(why)) == 0)
+		return;
+	input_decode(data, len, &c->input);
+	fprintf(stderr,
+		"%s: %s is not in the documented input format (%s); replaying it decoded, as the "
+		"harness ran it under afl-fuzz\n",
+		rw_log.program, path, why);
+}
+
+/*
+ * What the bytes are, by their start: '{' an artifact (it must parse as
+ * one), the magic "RWSI" a binary input (docs/input-format.md). Neither
+ * can begin the other, so the choice is unambiguous; anything else (an
+ * empty file, other text) is refused unless --raw says it is afl-fuzz's.
+ */
+enum file_kind { FILE_ARTIFACT, FILE_INPUT, FILE_OTHER };
+
+static enum file_kind kind_of(const uint8_t *data, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r'))
+		i++;
+	if (i < len && data[i] == '{')
+		return FILE_ARTIFACT;
+	if (len >= 4 && memcmp(data, INPUT_MAGIC, 4) == 0)
+		return FILE_INPUT;
+	return FILE_OTHER;
 }
 
 int replay_load(const char *path, const struct replay_options *opt, struct replay_case *c)
 {
 	char file[4200];
 	uint8_t *data;
-	size_t len, i = 0;
-	char why[160];
-	int rc = REPLAY_SAME;
+	size_t len;
+	enum file_kind kind;
+	int rc = REPLAY_OK;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(file, sizeof(file), "%s", path);
@@ -194,17 +251,17 @@ int replay_load(const char *path, const struct replay_options *opt, struct repla
 	}
 	if (file_read_max(file, REPLAY_MAX_FILE, "crash file", &data, &len) < 0)
 		return REPLAY_BAD_FILE;
-	while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r'))
-		i++;
-	if (i < len && data[i] == '{')
+	kind = opt->raw && !c->bundle[0] ? FILE_INPUT : kind_of(data, len);
+	if (kind == FILE_ARTIFACT || c->bundle[0])
 		rc = load_artifact(file, data, len, opt, c);
-	else if (input_parse(data, len, &c->input, why, sizeof(why)) < 0) {
-		/* what afl-fuzz ran: its own mutations are decoded, not rejected */
-		input_decode(data, len, &c->input);
-		fprintf(stderr,
-			"rewind-harness: %s is not in the documented input format (%s); replaying "
-			"it decoded, as the harness ran it under afl-fuzz\n",
-			path, why);
+	else if (kind == FILE_INPUT)
+		load_raw(path, data, len, c);
+	else {
+		rw_err("%s is %s a crash artifact (JSON, from '{') nor a Rewind input (binary, "
+		       "from \"RWSI\"); give an artifact, or --raw to replay any bytes as "
+		       "afl-fuzz's target reads them",
+		       path, len ? "neither" : "empty: neither");
+		rc = REPLAY_BAD_FILE;
 	}
 	free(data);
 	return rc;
@@ -225,12 +282,13 @@ static int repeat_differences(struct executor *ex, const struct exec_input *inpu
 
 	ex->vm.cfg.output = NULL;
 	for (unsigned int i = 1; i <= runs; i++) {
-		if (executor_run(ex, input, &again) < 0 || again.trace_hash != first->trace_hash ||
-		    again.cls != first->cls) {
+		if (executor_run(ex, input, &again) < 0)
+			return -EIO;
+		if (again.trace_hash != first->trace_hash || again.cls != first->cls) {
 			fprintf(stderr,
-				"rewind-harness: differs: run %u of %u gave %s, trace 0x%016" PRIx64
-				"\n",
-				i + 1, runs + 1, exec_class_name(again.cls), again.trace_hash);
+				"%s: differs: run %u of %u gave %s, trace 0x%016" PRIx64 "\n",
+				rw_log.program, i + 1, runs + 1, exec_class_name(again.cls),
+				again.trace_hash);
 			return 1;
 		}
 	}
@@ -253,9 +311,21 @@ bool replay_host_stalled(const struct exec_result *res)
 	return true;
 }
 
-/* Opens the case's job and runs its input once, printing output and outcome. */
-static int run_first(struct executor *ex, const struct replay_case *c,
-		     const struct replay_options *opt, FILE *output, struct exec_result *res)
+int replay_record_differences(const struct replay_case *c, const struct replay_options *opt,
+			      const struct executor *ex, const struct exec_result *res)
+{
+	struct run_identity here;
+
+	if (!c->is_artifact || c->job_changed)
+		return 0;
+	run_identity_of(ex, &here);
+	return identity_differences(&c->expect.identity, &here, job_of(c, opt)) +
+	       outcome_differences(&c->expect, res);
+}
+
+/* Opens the case's job: REPLAY_OK, or REPLAY_SETUP (said). */
+static int open_job(struct executor *ex, const struct replay_case *c,
+		    const struct replay_options *opt, FILE *output)
 {
 	const struct harness_job *job = job_of(c, opt);
 	struct executor_config cfg = {.run = job->run,
@@ -267,97 +337,174 @@ static int run_first(struct executor *ex, const struct replay_case *c,
 				      .racy_profiles_unperturbed =
 					      c->is_artifact && c->expect.version < 3};
 
-	if (executor_open(ex, &cfg) < 0 || executor_run(ex, &c->input, res) < 0)
-		return REPLAY_SETUP;
+	return executor_open(ex, &cfg) < 0 ? REPLAY_SETUP : REPLAY_OK;
+}
+
+/* Opens the case's job and runs its input once, printing output and outcome. */
+static int run_first(struct executor *ex, const struct replay_case *c,
+		     const struct replay_options *opt, FILE *output, struct exec_result *res)
+{
+	int rc = open_job(ex, c, opt, output);
+
+	if (rc != REPLAY_OK)
+		return rc;
+	if (executor_run(ex, &c->input, res) < 0)
+		return REPLAY_HOST;
 	fflush(stdout);
 	if (res->counter_missing) {
 		rw_err("%s", COUNTER_MISSING);
 		return REPLAY_SETUP;
 	}
 	if (replay_host_stalled(res))
-		return REPLAY_SETUP;
+		return REPLAY_HOST;
+	if (res->cls == CLASS_REJECTED) {
+		rw_err("the input is not a valid schedule for this job: %s", res->detail);
+		return REPLAY_BAD_FILE;
+	}
 	exec_result_print(res);
-	return REPLAY_SAME;
+	return REPLAY_OK;
 }
 
 /* --expect-fixed: success is a run that no longer fails. */
 static int verdict_fixed(const struct exec_result *res)
 {
 	if (exec_class_is_failure(res->cls)) {
-		fprintf(stderr, "rewind-harness: still fails: %s (%s) at step %" PRIu64 "\n",
+		fprintf(stderr, "%s: still fails: %s (%s) at step %" PRIu64 "\n", rw_log.program,
 			exec_class_name(res->cls), res->detail, res->job_steps);
-		return REPLAY_DIFFERS;
+		return REPLAY_FAILS;
 	}
 	if (res->cls != CLASS_PASS) {
-		fprintf(stderr, "rewind-harness: neither fails nor passes: outcome %s (%s)\n",
+		fprintf(stderr, "%s: neither fails nor passes: outcome %s (%s)\n", rw_log.program,
 			exec_class_name(res->cls), res->detail);
 		return REPLAY_DIFFERS;
 	}
-	fprintf(stderr, "rewind-harness: fixed: the failure is gone (the job passes)\n");
-	return REPLAY_SAME;
+	fprintf(stderr, "%s: fixed: the failure is gone (the job passes)\n", rw_log.program);
+	return REPLAY_OK;
 }
 
 /* An artifact replayed with a changed job: does it still fail the same way? */
 static int verdict_changed(const struct replay_case *c, const struct exec_result *res)
 {
 	if (res->cls == c->expect.cls) {
-		fprintf(stderr,
-			"rewind-harness: reproduces with the changed job: %s, as in the artifact\n",
-			exec_class_name(res->cls));
-		return REPLAY_SAME;
+		fprintf(stderr, "%s: reproduces with the changed job: %s, as in the artifact\n",
+			rw_log.program, exec_class_name(res->cls));
+		return exec_class_is_failure(res->cls) ? REPLAY_FAILS : REPLAY_OK;
 	}
 	fprintf(stderr,
-		"rewind-harness: does not reproduce with the changed job: outcome %s, the "
-		"artifact's %s\n",
-		exec_class_name(res->cls), exec_class_name(c->expect.cls));
+		"%s: does not reproduce with the changed job: outcome %s, the artifact's %s\n",
+		rw_log.program, exec_class_name(res->cls), exec_class_name(c->expect.cls));
 	return REPLAY_DIFFERS;
 }
 
-/* The unchanged artifact, or a raw input: the same run every time, and a failure. */
+/* The unchanged artifact, or a raw input: the same run every time; does it fail? */
 static int verdict_same(const struct replay_case *c, const struct replay_options *opt,
 			struct executor *ex, const struct exec_result *res)
 {
 	/* No record to compare a raw input with: it must at least repeat itself. */
 	unsigned int runs = opt->repeat ? opt->repeat : c->is_artifact ? 1 : 2;
-	struct run_identity here;
-	int diff_count = 0;
+	int diff_count = replay_record_differences(c, opt, ex, res);
+	int again = repeat_differences(ex, &c->input, res, runs - 1);
 
-	if (c->is_artifact) {
-		run_identity_of(ex, &here);
-		diff_count = identity_differences(&c->expect.identity, &here, job_of(c, opt)) +
-			     outcome_differences(&c->expect, res);
-	}
-	diff_count += repeat_differences(ex, &c->input, res, runs - 1);
-	if (diff_count) {
-		fprintf(stderr, "rewind-harness: the replay is NOT the same run\n");
+	if (again < 0)
+		return REPLAY_HOST;
+	if (diff_count + again) {
+		fprintf(stderr, "%s: the replay is NOT the same run\n", rw_log.program);
 		return REPLAY_DIFFERS;
 	}
-	fprintf(stderr,
-		"rewind-harness: replay identical (%s%s, %u run%s, trace 0x%016" PRIx64 ")\n",
+	fprintf(stderr, "%s: replay identical (%s%s, %u run%s, trace 0x%016" PRIx64 ")\n",
+		rw_log.program,
 		c->is_artifact ? "outcome, step and trace as in the artifact"
 			       : "same outcome and trace",
 		runs > 1 ? " every time" : "", runs, runs > 1 ? "s" : "", res->trace_hash);
-	if (!c->is_artifact && !exec_class_is_failure(res->cls)) {
-		fprintf(stderr, "rewind-harness: does not reproduce: the input %s\n",
-			res->cls == CLASS_PASS ? "passes" : "ends in a timeout, not a failure");
-		return REPLAY_DIFFERS;
-	}
-	return REPLAY_SAME;
+	return exec_class_is_failure(res->cls) ? REPLAY_FAILS : REPLAY_OK;
 }
 
-static int run_case(struct replay_case *c, const struct replay_options *opt)
+/* The verdict's word in --json: what the exit status says. */
+static const char *verdict_name(int status)
+{
+	return status == REPLAY_OK ? "pass" : status == REPLAY_FAILS ? "fail" : "differs";
+}
+
+cJSON *replay_json(const char *format, const char *path, const struct replay_case *c,
+		   const struct exec_result *res, int status)
+{
+	cJSON *o = cJSON_CreateObject();
+	char hash[24];
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "format", format);
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddStringToObject(o, "file", path);
+	cJSON_AddStringToObject(o, "kind",
+				c->bundle[0]	 ? "bundle"
+				: c->is_artifact ? "artifact"
+						 : "raw");
+	cJSON_AddBoolToObject(o, "job_changed", c->job_changed);
+	cJSON_AddStringToObject(o, "verdict", verdict_name(status));
+	cJSON_AddNumberToObject(o, "exit_status", status);
+	cJSON_AddBoolToObject(o, "same", status != REPLAY_DIFFERS);
+	cJSON_AddStringToObject(o, "outcome", exec_class_name(res->cls));
+	cJSON_AddStringToObject(o, "detail", res->detail ? res->detail : "");
+	if (res->has_job_status && WIFEXITED(res->job_status))
+		cJSON_AddNumberToObject(o, "job_status", WEXITSTATUS(res->job_status));
+	else
+		cJSON_AddNullToObject(o, "job_status");
+	if (res->has_job_status && WIFSIGNALED(res->job_status))
+		cJSON_AddStringToObject(o, "signal",
+					sigabbrev_np(WTERMSIG(res->job_status)) ?: "?");
+	else
+		cJSON_AddNullToObject(o, "signal");
+	cJSON_AddNumberToObject(o, "steps", (double)res->job_steps);
+	snprintf(hash, sizeof(hash), "0x%016" PRIx64, res->trace_hash);
+	cJSON_AddStringToObject(o, "trace", hash);
+	if (c->is_artifact) {
+		snprintf(hash, sizeof(hash), "0x%016" PRIx64, c->expect.trace_xxh3);
+		cJSON_AddStringToObject(o, "recorded_outcome", exec_class_name(c->expect.cls));
+		cJSON_AddNumberToObject(o, "recorded_steps", (double)c->expect.job_steps);
+		cJSON_AddStringToObject(o, "recorded_trace", hash);
+	}
+	return o;
+}
+
+int replay_print_json(cJSON *o)
+{
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	if (!text) {
+		rw_err("out of memory for the JSON verdict");
+		return REPLAY_HOST;
+	}
+	printf("%s\n", text);
+	free(text);
+	if (fflush(stdout) != 0) {
+		rw_err_errno(errno, "cannot write the JSON verdict");
+		return REPLAY_HOST;
+	}
+	return REPLAY_OK;
+}
+
+static int run_case(struct replay_case *c, const char *path, const struct replay_options *opt)
 {
 	struct executor ex;
 	struct exec_result res;
-	int rc = run_first(&ex, c, opt, stdout, &res);
+	int rc = run_first(&ex, c, opt, opt->json ? stderr : stdout, &res);
 
-	if (rc == REPLAY_SAME) {
+	if (rc == REPLAY_OK) {
 		if (opt->expect_fixed)
 			rc = verdict_fixed(&res);
 		else if (c->job_changed)
 			rc = verdict_changed(c, &res);
 		else
 			rc = verdict_same(c, opt, &ex, &res);
+		/* a verdict is 0, 1 or 3; none after a host error */
+		if (opt->json && rc != REPLAY_HOST) {
+			int out =
+				replay_print_json(replay_json("rewind-replay", path, c, &res, rc));
+
+			rc = out != REPLAY_OK ? out : rc;
+		}
 	}
 	executor_close(&ex);
 	return rc;
@@ -369,10 +516,10 @@ int replay_file(const char *path, const struct replay_options *opt)
 	int rc;
 
 	if (!c)
-		return REPLAY_SETUP;
+		return REPLAY_HOST;
 	rc = replay_load(path, opt, c);
-	if (rc == REPLAY_SAME)
-		rc = run_case(c, opt);
+	if (rc == REPLAY_OK)
+		rc = run_case(c, path, opt);
 	replay_case_free(c);
 	free(c);
 	return rc;
@@ -386,28 +533,27 @@ int replay_bundle(const char *path, const struct replay_options *opt, const char
 	int rc;
 
 	if (!c)
-		return REPLAY_SETUP;
+		return REPLAY_HOST;
 	rc = replay_load(path, opt, c);
-	if (rc == REPLAY_SAME && !c->is_artifact) {
-		rw_err("%s is a raw input: --bundle needs an artifact (its job and identity); "
-		       "make one with rewind-harness INPUT, which writes it for a failure",
+	if (rc == REPLAY_OK && !c->is_artifact) {
+		rw_err("%s is a raw input: a bundle needs an artifact (its job and identity); "
+		       "rewind-harness INPUT writes one for an input that fails",
 		       path);
 		rc = REPLAY_BAD_FILE;
 	}
-	if (rc == REPLAY_SAME) {
+	if (rc == REPLAY_OK) {
 		rc = run_first(&ex, c, opt, NULL, &res);
-		if (rc == REPLAY_SAME && !exec_class_is_failure(res.cls)) {
+		if (rc == REPLAY_OK && !exec_class_is_failure(res.cls)) {
 			rw_err("%s does not fail here (outcome %s): nothing to bundle", path,
 			       exec_class_name(res.cls));
 			rc = REPLAY_DIFFERS;
 		}
-		if (rc == REPLAY_SAME && bundle_write(dir, c, &ex, &res) < 0)
-			rc = REPLAY_SETUP;
-		if (rc == REPLAY_SAME)
+		if (rc == REPLAY_OK && bundle_write(dir, c, &ex, &res) < 0)
+			rc = REPLAY_HOST;
+		if (rc == REPLAY_OK)
 			fprintf(stderr,
-				"rewind-harness: bundle %s written: replay it anywhere with "
-				"rewind-harness --replay %s\n",
-				dir, dir);
+				"%s: bundle %s written: replay it anywhere with rewind replay %s\n",
+				rw_log.program, dir, dir);
 		executor_close(&ex);
 	}
 	replay_case_free(c);

@@ -71,9 +71,9 @@ void cli_usage(FILE *to)
 		"  --progress FILE     rewrite FILE with the executions and failures so far,\n"
 		"                      every 2 s at most (JSON; rewind explore's live view)\n"
 		"  --trace FILE        (one input) write its event trace (RWTRACE1, vmm/trace.h)\n"
-		"  --json              (one input) print the outcome as one JSON object on stdout\n"
-		"                      (class, detail, status, exit_code or signal, steps,\n"
-		"                      injections, trace); the guest's output goes to stderr\n"
+		"  --json              (one input, --replay, --explain) print the outcome or the\n"
+		"                      verdict as one JSON object on stdout (docs/harness.md);\n"
+		"                      the guest's output and the text go to stderr\n"
 		"  --event-log FILE    (one input, counter and pct modes) write every schedule\n"
 		"                      event of the same run as JSON lines (index, tid, what,\n"
 		"                      pc, addr, value before the access); at most 1M events\n"
@@ -93,6 +93,8 @@ void cli_usage(FILE *to)
 		"  --trust             read the kernel, initramfs and added files the artifact\n"
 		"                      names (for an artifact you wrote yourself)\n"
 		"  --expect-fixed      exit 0 only if the failure is gone (check a fix)\n"
+		"  --raw               the file is afl-fuzz's raw input, whatever its bytes (else\n"
+		"                      it must be an artifact, '{', or an input, \"RWSI\")\n"
 		"  job options         --add, --kernel, --mem, -- CMD ... given with --replay\n"
 		"                      change the artifact's job; the replay says what changed\n"
 		"\n"
@@ -101,12 +103,16 @@ void cli_usage(FILE *to)
 		"binary, pct (priority schedules) and counter for a test built with\n"
 		"guest/rewind-cc or guest/rewind-c++ (docs/harness.md, \"Modes\").\n"
 		"\n"
-		"Exit status: one-shot run: 0 pass, 1 failure, 2 unreadable file; --replay: 0\n"
-		"it reproduces (an artifact: the same run), 1 it does not or it differs (said\n"
-		"on stderr; --expect-fixed: 0 the job passes, 1 it still fails); --explain: 0\n"
-		"explained, 1 it does not fail; 2 unreadable or untrusted file; 64 setup failed\n"
-		"(the guest cannot run the job's command, or the input's mode; a slow /dev/kvm:\n"
-		"run through tests/box/run, or set REWIND_ALLOW_SLOW_KVM=1).\n",
+		"Exit status (docs/exit-status.md): one-shot run: 0 the job passes, 1 it fails;\n"
+		"--random: 0 no failure found, 1 a failure found; --replay: 0 it runs as\n"
+		"recorded and passes, 1 the failure reproduces as recorded (--expect-fixed: 0\n"
+		"the changed job passes, 1 it still fails), 3 it differs from the artifact;\n"
+		"--explain: 1 it fails and is explained, 0 it does not fail, 3 it differs;\n"
+		"--bundle: 0 written; 2 bad usage or setup, nothing ran (an unreadable,\n"
+		"invalid or untrusted file, no kernel, a job command the guest cannot run, no\n"
+		"or a slow /dev/kvm: run through tests/box/run, or set REWIND_ALLOW_SLOW_KVM=1);\n"
+		"4 the host could not finish (a KVM error, the replay's wall guard, output\n"
+		"that could not be written).\n",
 		JOB_DEFAULT_COMMAND, JOB_DEFAULT_MEM >> 20, JOB_DEFAULT_STEP_BUDGET,
 		JOB_DEFAULT_STUCK_MS, JOB_DEFAULT_WALL_MS, JOB_DEFAULT_SLICE_BLOCKS,
 		JOB_DEFAULT_BLOCK_NS, COVERAGE_DEFAULT_SIZE);
@@ -132,7 +138,12 @@ static const char REPLAY_USAGE[] =
 	"job, outcome, step and trace hash as recorded.\n"
 	"\n"
 	"  --repeat N          run each N times, and check every run is the same\n"
-	"  --expect-fixed      with a changed job: exit 0 only if the failure is gone\n";
+	"  --expect-fixed      with a changed job: exit 0 only if the failure is gone\n"
+	"  --json              the verdict as one JSON object on stdout (one line per\n"
+	"                      file); the guest's output goes to stderr\n"
+	"  --raw               FILE is afl-fuzz's raw input (default/crashes/id*),\n"
+	"                      whatever its bytes; without it FILE must be an artifact\n"
+	"                      (JSON) or an input that starts with \"RWSI\"\n";
 
 static const char EXPLAIN_USAGE[] =
 	"usage: rewind explain ARTIFACT [--out JSON] [--trust] [JOB OPTIONS]\n"
@@ -142,7 +153,10 @@ static const char EXPLAIN_USAGE[] =
 	"positions where it still fails, and for an instrumented test the two\n"
 	"racing accesses.\n"
 	"\n"
-	"  --out FILE          also write the explanation as JSON (-o FILE: the same)\n";
+	"  --out FILE          also write the explanation as JSON (-o FILE: the same)\n"
+	"  --json              the verdict and the explanation as one JSON object on\n"
+	"                      stdout; the text goes to stderr\n"
+	"  --raw               FILE is afl-fuzz's raw input, whatever its bytes\n";
 
 static const char BUNDLE_USAGE[] =
 	"usage: rewind bundle ARTIFACT --out DIR [--trust] [JOB OPTIONS]\n"
@@ -161,9 +175,19 @@ void cli_word_usage(const char *word, FILE *to)
 
 	fputs(text, to);
 	fputs(ARTIFACT_OPTIONS, to);
-	fputs("\nExit status: 0 it reproduces (replay: the same run; explain: explained;\n"
-	      "bundle: written), 1 it does not, or differs (--expect-fixed: it still\n"
-	      "fails), 2 an unreadable or untrusted file or bad usage, 64 setup failed\n"
-	      "(no kernel, no KVM: run through tests/box/run).\n",
+	fputs(!strcmp(word, "replay")
+		      ? "\nExit status: 0 it runs as recorded and passes, 1 the failure "
+			"reproduces\n"
+			"as recorded (--expect-fixed: 0 the changed job passes, 1 it still\n"
+			"fails), 3 it differs from what the artifact recorded (said on stderr),\n"
+	      : !strcmp(word, "explain")
+		      ? "\nExit status: 1 it fails and is explained, 0 it does not fail (nothing\n"
+			"to explain), 3 it differs from what the artifact recorded,\n"
+		      : "\nExit status: 0 the bundle is written, 3 the artifact does not fail "
+			"here,\n",
+	      to);
+	fputs("2 bad usage or setup, nothing ran (a file that is no artifact, untrusted\n"
+	      "paths, no kernel, no KVM: run through tests/box/run), 4 the host could not\n"
+	      "finish (a KVM error, the wall guard, output that could not be written).\n",
 	      to);
 }

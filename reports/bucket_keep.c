@@ -3,6 +3,7 @@
 
 #include "reports/spawn.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -16,7 +17,10 @@
 #define EXPLAIN_MAX    (64u << 20)
 #define ARTIFACT_MAX   (16u << 20)
 #define KEEP_PATH      (PATH_MAX + 64)
-#define EXPLAIN_PASSES 1 /* rewind-harness --explain: the artifact does not fail again */
+#define EXPLAIN_PASSES 0 /* rewind-harness --explain: the artifact does not fail again */
+#define EXPLAIN_FAILS  1 /* ... it fails as recorded, and is explained */
+#define EXPLAIN_OTHER  3 /* ... it runs, but not as the artifact recorded */
+#define KEEP_NOT_AGAIN 1 /* bucket_keep: no candidate failed again */
 
 static const char *const KEPT_FILES[] = {"artifact.json", "artifact.json.min.json", "explain.json",
 					 "explain.txt"};
@@ -118,7 +122,16 @@ static void read_sites(const char *explain_json, struct kept *k)
 	cJSON_Delete(root);
 }
 
-/* Explains the first candidate that fails again: its rewind-harness --explain status. */
+/* Did the candidate not fail again as it did (it passes, or runs otherwise)? */
+static bool not_again(int rc)
+{
+	return rc == EXPLAIN_PASSES || rc == EXPLAIN_OTHER;
+}
+
+/*
+ * Explains the first candidate that fails again: 0 explained,
+ * KEEP_NOT_AGAIN none did, -1 an error, another number: kept unexplained.
+ */
 static int explain_first(const char *results, const char *harness, const char *id,
 			 const char *const *candidates, size_t count)
 {
@@ -129,15 +142,18 @@ static int explain_first(const char *results, const char *harness, const char *i
 	keep_path(results, id, "artifact.json", copy, sizeof(copy));
 	keep_path(results, id, "explain.json", json, sizeof(json));
 	keep_path(results, id, "explain.txt", text, sizeof(text));
-	for (size_t i = 0; i < count && i < KEEP_CANDIDATES && rc == EXPLAIN_PASSES; i++) {
+	for (size_t i = 0; i < count && i < KEEP_CANDIDATES && not_again(rc); i++) {
 		if (copy_file(candidates[i], copy))
 			return -1;
 		unlink(text);
 		rc = spawn_run(argv, text);
 	}
-	if (rc != 0 && rc != EXPLAIN_PASSES)
-		fprintf(stderr, "rewind explore: could not explain %s (see %s)\n", copy, text);
-	return rc;
+	if (rc == EXPLAIN_FAILS)
+		return 0;
+	if (not_again(rc))
+		return KEEP_NOT_AGAIN;
+	fprintf(stderr, "rewind explore: could not explain %s (see %s)\n", copy, text);
+	return rc < 0 ? rc : 2;
 }
 
 int bucket_keep(const char *results, const char *harness, const struct signature *sig,
@@ -149,14 +165,13 @@ int bucket_keep(const char *results, const char *harness, const struct signature
 	memset(k, 0, sizeof(*k));
 	keep_path(results, sig->id, NULL, dir, sizeof(dir));
 	if (mkdir(dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "rewind explore: cannot keep a failure in %s: %s\n", dir,
-			strerror(errno));
+		rw_err_errno(errno, "cannot keep a failure in %s", dir);
 		return -1;
 	}
 	fprintf(stderr, "rewind explore: explaining %s of %s (%s)\n", sig->id, sig->test,
 		sig->message[0] ? sig->message : sig->cls);
 	rc = explain_first(results, harness, sig->id, candidates, count);
-	if (rc < 0 || rc == EXPLAIN_PASSES)
+	if (rc < 0 || rc == KEEP_NOT_AGAIN)
 		return rc;
 	snprintf(k->artifact, sizeof(k->artifact), "buckets/%s/artifact.json", sig->id);
 	if (rc != 0)

@@ -10,6 +10,7 @@
 #include "reports/signature.h"
 #include "reports/spawn.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +22,8 @@
 
 #define GROUPS_MAX   256
 #define REPLAY_FIXED 0 /* rewind-harness --replay --expect-fixed: the job passes */
-#define REPLAY_FAILS 1 /* ... it still fails, or neither passes nor fails */
+#define REPLAY_FAILS 1 /* ... it still fails */
+#define REPLAY_OTHER 3 /* ... neither passes nor fails (a skip: "differs") */
 
 /* The failing runs of one signature this night. */
 struct group {
@@ -110,8 +112,7 @@ static int record_night(sqlite3 *db, const char *id, int64_t night, size_t failu
 	sqlite3_bind_text(st, 4, state, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	if (rc)
-		fprintf(stderr, "rewind explore: cannot record bucket %s: %s\n", id,
-			sqlite3_errmsg(db));
+		rw_err("cannot record bucket %s: %s", id, sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -146,8 +147,7 @@ static int insert_bucket(const struct bucket_ctx *c, const struct signature *sig
 	sqlite3_bind_text(st, 12, replay, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	if (rc)
-		fprintf(stderr, "rewind explore: cannot record bucket %s: %s\n", sig->id,
-			sqlite3_errmsg(c->db));
+		rw_err("cannot record bucket %s: %s", sig->id, sqlite3_errmsg(c->db));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -290,7 +290,7 @@ static const char *check_fix(const struct bucket_ctx *c, const char *artifact)
 	rc = spawn_run(argv, log);
 	if (rc == REPLAY_FIXED)
 		return "fixed";
-	if (rc == REPLAY_FAILS && log_says(log, "neither fails nor passes"))
+	if (rc == REPLAY_OTHER && log_says(log, "neither fails nor passes"))
 		return "flaky";
 	if (rc != REPLAY_FAILS)
 		fprintf(stderr, "rewind explore: could not replay %s (see %s); kept as failing\n",
@@ -345,7 +345,7 @@ int buckets_import_test(sqlite3 *db, const struct night *n, const struct suite_t
 	if ((mkdir(buckets, 0755) && errno != EEXIST) ||
 	    night_test_path(n, t->name, "artifacts", dir, sizeof(dir)) ||
 	    signature_list_artifacts(dir, &paths, &count)) {
-		fprintf(stderr, "rewind explore: cannot read the artifacts of %s\n", t->name);
+		rw_err("cannot read the artifacts of %s", t->name);
 		return -1;
 	}
 	for (size_t i = 0; i < count; i++) {

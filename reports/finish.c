@@ -6,7 +6,9 @@
 #include "reports/report.h"
 #include "reports/signature.h"
 #include "reports/worker.h"
+#include "vmm/exit_status.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -104,8 +106,7 @@ static int record_test(sqlite3 *db, const struct night *n, const struct suite_te
 	sqlite3_bind_text(st, 10, tt->error, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	if (rc)
-		fprintf(stderr, "rewind explore: cannot record %s: %s\n", t->name,
-			sqlite3_errmsg(db));
+		rw_err("cannot record %s in the history: %s", t->name, sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -238,8 +239,7 @@ static void link_latest(const struct night *n)
 	snprintf(link, sizeof(link), "%s/latest", n->results);
 	unlink(tmp);
 	if (symlink(target, tmp) || rename(tmp, link)) {
-		fprintf(stderr, "rewind explore: cannot link %s to the night: %s\n", link,
-			strerror(errno));
+		rw_err_errno(errno, "cannot link %s to the night", link);
 		unlink(tmp);
 	}
 }
@@ -251,7 +251,11 @@ static int import_tests(sqlite3 *db, const struct night *n, bool *failed)
 		struct test_totals tt;
 
 		test_totals(n, t, &tt);
-		*failed = *failed || !strcmp(tt.state, "failed");
+		if (!strcmp(tt.state, "failed")) {
+			rw_err("night %" PRId64 ": test %s could not run: %s", n->id, t->name,
+			       tt.error[0] ? tt.error : "(no reason recorded)");
+			*failed = true;
+		}
 		if (record_test(db, n, t, &tt) || record_samples(db, n, t))
 			return -1;
 		/* a test that could not run, skipped or got no time says nothing of its buckets */
@@ -266,12 +270,12 @@ int finish_night(const struct night *n, bool interrupted)
 {
 	sqlite3 *db;
 	bool failed = false;
-	int rc;
+	int rc, verdict;
 
 	fprintf(stderr, "rewind explore: night %" PRId64 ": grouping failures into buckets\n",
 		n->id);
 	if (history_open(n->results, &db))
-		return 2;
+		return REWIND_EXIT_HOST;
 	rc = import_tests(db, n, &failed);
 	if (record_night_state(db, n,
 			       rc || failed  ? "failed"
@@ -281,6 +285,7 @@ int finish_night(const struct night *n, bool interrupted)
 	sqlite3_close(db);
 	link_latest(n);
 	if (rc)
-		return 2;
-	return report_write(n->results, n->id);
+		return REWIND_EXIT_HOST;
+	/* the report of a night just recorded: any error is the host's */
+	return report_write(n->results, n->id, &verdict) ? REWIND_EXIT_HOST : verdict;
 }

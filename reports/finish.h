@@ -8,9 +8,10 @@
 #include "reports/night.h"
 
 /*
- * interrupted: the night was stopped before every test ran. Returns the
- * report's exit status (0 no new bucket, 1 a new or reopened one, 2 the
- * night failed).
+ * interrupted: the night was stopped before every test ran. Returns
+ * rewind explore's exit status: 0 no new bucket, 1 a new or reopened one,
+ * 4 the night failed (a test could not run; the history or the report
+ * could not be written).
  */
 int finish_night(const struct night *n, bool interrupted);
 

@@ -1,6 +1,8 @@
 /* RESULTS/history.sqlite: opening it, its schema, small query helpers. */
 #include "reports/history.h"
 
+#include "vmm/log.h"
+
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,12 +31,12 @@ static int open_path(const char *results_dir, int flags, sqlite3 **db)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", results_dir, HISTORY_FILE) >=
 	    sizeof(path)) {
-		fprintf(stderr, "rewind: results directory path too long: %s\n", results_dir);
+		rw_err("results directory path too long: %s", results_dir);
 		return -1;
 	}
 	if (sqlite3_open_v2(path, db, flags, NULL) != SQLITE_OK) {
-		fprintf(stderr, "rewind: cannot open the history %s: %s\n", path,
-			*db ? sqlite3_errmsg(*db) : "out of memory");
+		rw_err("cannot open the history %s: %s", path,
+		       *db ? sqlite3_errmsg(*db) : "out of memory");
 		sqlite3_close(*db);
 		*db = NULL;
 		return -1;
@@ -62,10 +64,8 @@ int history_open_existing(const char *results_dir, sqlite3 **db)
 
 	snprintf(path, sizeof(path), "%s/%s", results_dir, HISTORY_FILE);
 	if (access(path, R_OK)) {
-		fprintf(stderr,
-			"rewind: %s has no history (%s): is it a results directory of rewind "
-			"explore?\n",
-			results_dir, HISTORY_FILE);
+		rw_err("%s has no history (%s); is it a results directory of rewind explore?",
+		       results_dir, HISTORY_FILE);
 		return -1;
 	}
 	return open_path(results_dir, SQLITE_OPEN_READONLY, db);
@@ -77,7 +77,7 @@ int history_exec(sqlite3 *db, const char *sql, const char *what)
 
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
-	fprintf(stderr, "rewind: history: cannot %s: %s\n", what, msg ? msg : "unknown error");
+	rw_err("history: cannot %s: %s", what, msg ? msg : "unknown error");
 	sqlite3_free(msg);
 	return -1;
 }
@@ -86,7 +86,7 @@ int history_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK)
 		return 0;
-	fprintf(stderr, "rewind: history: bad query (%s): %s\n", sqlite3_errmsg(db), sql);
+	rw_err("history: bad query (%s): %s", sqlite3_errmsg(db), sql);
 	return -1;
 }
 

@@ -9,7 +9,9 @@
 #include "reports/report_junit.h"
 #include "reports/report_plots.h"
 #include "reports/report_summary.h"
+#include "vmm/exit_status.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define MSG "rewind report: "
 
 /* --- small helpers shared by the writers ----------------------------------- */
 
@@ -129,7 +129,7 @@ int report_stream_open(struct report_stream *s)
 	s->len = 0;
 	s->f = open_memstream(&s->data, &s->len);
 	if (!s->f) {
-		fprintf(stderr, MSG "out of memory: %s\n", strerror(errno));
+		rw_err_errno(errno, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -143,7 +143,7 @@ int report_stream_commit(struct report *r, struct report_stream *s, const char *
 	int rc = -1;
 
 	if (fclose(s->f) || bad) {
-		fprintf(stderr, MSG "out of memory while writing %s\n", name);
+		rw_err("out of memory while writing %s", name);
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/%s", r->report_dir, name);
@@ -152,7 +152,7 @@ int report_stream_commit(struct report *r, struct report_stream *s, const char *
 	if (file_write_atomic(path, &part, 1) == 0)
 		rc = 0;
 	else
-		fprintf(stderr, MSG "cannot write %s (see above)\n", path);
+		rw_err("cannot write %s (see above)", path);
 out:
 	free(s->data);
 	s->data = NULL;
@@ -194,7 +194,9 @@ static int load_night(struct report *r, sqlite3 *db, int64_t id)
 		n->state = column_text(st, 8);
 		rc = 0;
 	} else {
-		fprintf(stderr, MSG "%s has no night %" PRId64 " in its history\n", r->results, id);
+		rw_err("%s has no night %" PRId64 " in its history; rewind report %s names its "
+		       "latest",
+		       r->results, id, r->results);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -206,7 +208,7 @@ static void *grow(void **array, size_t *count, size_t size)
 	char *bigger = realloc(*array, (*count + 1) * size);
 
 	if (!bigger) {
-		fprintf(stderr, MSG "out of memory\n");
+		rw_err("out of memory");
 		return NULL;
 	}
 	*array = bigger;
@@ -243,8 +245,8 @@ static int load_tests(struct report *r, sqlite3 *db)
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
-		fprintf(stderr, MSG "cannot read the tests of night %" PRId64 ": %s\n", r->night.id,
-			sqlite3_errmsg(db));
+		rw_err("cannot read the tests of night %" PRId64 ": %s", r->night.id,
+		       sqlite3_errmsg(db));
 		return -1;
 	}
 	return 0;
@@ -328,8 +330,8 @@ static int load_buckets(struct report *r, sqlite3 *db)
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
-		fprintf(stderr, MSG "cannot read the buckets of night %" PRId64 ": %s\n",
-			r->night.id, sqlite3_errmsg(db));
+		rw_err("cannot read the buckets of night %" PRId64 ": %s", r->night.id,
+		       sqlite3_errmsg(db));
 		return -1;
 	}
 	return 0;
@@ -367,7 +369,8 @@ static int resolve_night(struct report *r, sqlite3 *db, int64_t *night)
 	if (history_latest_night(db, night))
 		return -1;
 	if (*night == 0) {
-		fprintf(stderr, MSG "%s has no night in its history yet\n", r->results);
+		rw_err("%s has no night in its history yet; rewind explore --out %s makes one",
+		       r->results, r->results);
 		return -1;
 	}
 	return 0;
@@ -379,7 +382,7 @@ static int make_dir(const char *path)
 {
 	if (mkdir(path, 0755) == 0 || errno == EEXIST)
 		return 0;
-	fprintf(stderr, MSG "cannot create the folder %s: %s\n", path, strerror(errno));
+	rw_err_errno(errno, "cannot create the folder %s", path);
 	return -1;
 }
 
@@ -391,7 +394,7 @@ static int make_report_dirs(struct report *r)
 	snprintf(r->night_name, sizeof(r->night_name), "%04" PRId64, r->night.id);
 	if ((size_t)snprintf(r->report_dir, sizeof(r->report_dir), "%s/nights/%s/report",
 			     r->results, r->night_name) >= sizeof(r->report_dir) - 64) {
-		fprintf(stderr, MSG "the results directory's path is too long: %s\n", r->results);
+		rw_err("the results directory's path is too long: %s", r->results);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/nights", r->results);
@@ -411,25 +414,29 @@ static bool has_history(const char *results)
 	snprintf(path, sizeof(path), "%s/%s", results, HISTORY_FILE);
 	if (access(path, R_OK) == 0)
 		return true;
-	fprintf(stderr,
-		MSG "%s has no history (%s: %s): is it the results directory of a rewind "
-		    "explore?\n",
-		results, HISTORY_FILE, strerror(errno));
+	rw_err("%s has no history (%s: %s); is it the results directory of a rewind explore?",
+	       results, HISTORY_FILE, strerror(errno));
 	return false;
 }
 
+/*
+ * The night from the history, and the report's folders: 0, REWIND_EXIT_USAGE
+ * (not a results directory, no such night) or REWIND_EXIT_HOST (reported).
+ */
 static int load(struct report *r, int64_t night)
 {
 	sqlite3 *db;
-	int rc = -1;
+	int rc = REWIND_EXIT_USAGE;
 
 	if (!has_history(r->results) || history_open_existing(r->results, &db))
-		return -1;
-	if (!resolve_night(r, db, &night) && !load_night(r, db, night) && !load_tests(r, db) &&
-	    !load_buckets(r, db) && !make_report_dirs(r)) {
-		decide_status(r);
-		report_plots_write(r, db); /* the page says why when there are none */
-		rc = 0;
+		return REWIND_EXIT_USAGE;
+	if (!resolve_night(r, db, &night) && !load_night(r, db, night)) {
+		rc = REWIND_EXIT_HOST;
+		if (!load_tests(r, db) && !load_buckets(r, db) && !make_report_dirs(r)) {
+			decide_status(r);
+			report_plots_write(r, db); /* the page says why when there are none */
+			rc = 0;
+		}
 	}
 	sqlite3_close(db);
 	return rc;
@@ -474,20 +481,23 @@ static void print_outcome(const struct report *r)
 	fflush(stdout);
 }
 
-int report_write(const char *results_dir, int64_t night)
+int report_write(const char *results_dir, int64_t night, int *verdict)
 {
 	struct report r = {.results = results_dir};
-	int status = REPORT_NIGHT_FAILED;
+	int rc;
 
+	*verdict = REPORT_NIGHT_FAILED;
 	if (night < 0) {
-		fprintf(stderr, MSG "there is no night %" PRId64 ": nights count from 1\n", night);
-		return REPORT_NIGHT_FAILED;
+		rw_err("there is no night %" PRId64 "; nights count from 1", night);
+		return REWIND_EXIT_USAGE;
 	}
-	if (load(&r, night) == 0 && report_summary_write(&r) == 0 && report_junit_write(&r) == 0 &&
-	    report_html_write(&r) == 0) {
+	rc = load(&r, night);
+	if (!rc && (report_summary_write(&r) || report_junit_write(&r) || report_html_write(&r)))
+		rc = REWIND_EXIT_HOST;
+	if (!rc) {
 		print_outcome(&r);
-		status = r.status;
+		*verdict = r.status;
 	}
 	free_report(&r);
-	return status;
+	return rc;
 }

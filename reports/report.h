@@ -12,18 +12,20 @@
 
 #include <sqlite3.h>
 
-/* The exit statuses of `rewind report` (and `rewind explore`). */
+/* A night's verdict: `rewind explore`'s exit status (docs/exit-status.md). */
 enum report_status {
 	REPORT_NO_NEW_BUCKET = 0, /* the night found nothing new */
 	REPORT_NEW_BUCKET = 1,	  /* a bucket new or reopened that night */
-	REPORT_NIGHT_FAILED = 2,  /* the night failed, or no report could be written */
+	REPORT_NIGHT_FAILED = 4,  /* the night failed: a test could not run, or it was cut short */
 };
 
 /*
- * Writes the report of a night (0: the latest) of the results directory and
- * returns its exit status (enum report_status); messages go to stderr.
+ * Writes the report of a night (0: the latest) of the results directory;
+ * *verdict is the night's (enum report_status). Returns 0 (written),
+ * REWIND_EXIT_USAGE (not a results directory, no such night) or
+ * REWIND_EXIT_HOST (the report could not be written); errors go to stderr.
  */
-int report_write(const char *results_dir, int64_t night);
+int report_write(const char *results_dir, int64_t night, int *verdict);
 
 /* --- shared by the report's writers (reports/report_*.c) ------------------- */
 

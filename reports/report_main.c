@@ -1,6 +1,7 @@
 /* rewind-report [--out] DIR [--night N]: a night's report (docs/explore.md). */
 #include "reports/report.h"
 
+#include "vmm/exit_status.h"
 #include "vmm/log.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char USAGE[] =
 	"usage: rewind report [--out] DIR [--night N]\n"
@@ -21,19 +23,25 @@ static const char USAGE[] =
 	"  --results DIR  --out's old name, the same\n"
 	"  --night N      the night's number (default: the latest)\n"
 	"\n"
-	"Exit status: 0 no new bucket that night, 1 a bucket new or reopened that night,\n"
-	"2 the night failed (or a test of it could not run), or no report could be written.\n";
+	"Exit status (docs/exit-status.md):\n"
+	"  0  the report is written, whatever the night found (its verdict: the last\n"
+	"     line printed, and summary.json's exit_status)\n"
+	"  2  bad usage or setup: a bad option, DIR is not a results directory of\n"
+	"     rewind explore, or has no such night; nothing is written\n"
+	"  4  the report could not be written (a file or folder under DIR, or its\n"
+	"     history, could not be read or written)\n";
 
+/* One error line, then the usage status; nothing more (rewind report --help has the usage). */
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
+	char text[1024];
 
 	va_start(ap, fmt);
-	fputs("rewind report: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fputs("\n(rewind report --help says how to run it)\n", stderr);
-	return REPORT_NIGHT_FAILED;
+	rw_err("%s", text);
+	return REWIND_EXIT_USAGE;
 }
 
 static int parse_night(const char *text, int64_t *night)
@@ -69,21 +77,42 @@ static int take_option(int argc, char **argv, int *i, struct args *a)
 	bool night = !strcmp(opt, "--night");
 
 	if (*i + 1 == argc)
-		return usage_error("%s needs %s", opt,
-				   night ? "a night number" : "a results directory");
+		return usage_error("%s needs a value; %s --help lists the options", opt,
+				   rw_log.program);
 	(*i)++;
 	if (!night)
 		return set_results(a, argv[*i]);
 	if (parse_night(argv[*i], &a->night))
-		return usage_error("--night takes a night number from 1, not '%s'", argv[*i]);
+		return usage_error("--night must be a night number from 1, not '%s'", argv[*i]);
+	return 0;
+}
+
+/* DIR is a folder: checked before anything is read or made. */
+static int check_results(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st)) {
+		rw_err("cannot use the results directory %s: %s; give the --out of a rewind "
+		       "explore",
+		       dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		rw_err("%s is not a folder; give the results directory of a rewind explore (its "
+		       "--out)",
+		       dir);
+		return -1;
+	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct args a = {0};
+	int verdict;
 
-	rw_log_init("rewind report", false);
+	rw_log_init(rw_log_name(argv[0], "rewind-report"), false);
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		int rc;
@@ -95,14 +124,17 @@ int main(int argc, char **argv)
 		if (!strcmp(arg, "--night") || !strcmp(arg, "--out") || !strcmp(arg, "--results"))
 			rc = take_option(argc, argv, &i, &a);
 		else if (arg[0] == '-' && arg[1])
-			rc = usage_error("there is no option %s", arg);
+			rc = usage_error("unknown option '%s'; %s --help lists the options", arg,
+					 rw_log.program);
 		else
 			rc = set_results(&a, arg);
 		if (rc)
 			return rc;
 	}
 	if (!a.results)
-		return usage_error("which results directory? %s",
-				   "(--out DIR: the --out of rewind explore)");
-	return report_write(a.results, a.night);
+		return usage_error("which results directory? give it: --out DIR, the --out of "
+				   "rewind explore");
+	if (check_results(a.results))
+		return REWIND_EXIT_USAGE;
+	return report_write(a.results, a.night, &verdict); /* written: 0, whatever the verdict */
 }

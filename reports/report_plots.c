@@ -7,6 +7,7 @@
 
 #include "reports/history.h"
 #include "reports/parent_death.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MSG "rewind report: "
+#define NOTE "rewind report: " /* a line about the plots, not an error: the report is written */
 
 /* Nights up to this many get a tic each on the open buckets' x axis. */
 #define NIGHT_TICS_MAX 30
@@ -87,8 +88,7 @@ static int write_samples(struct report *r, sqlite3 *db, const struct report_test
 	sqlite3_finalize(st);
 	snprintf(name, sizeof(name), "plots/%s.dat", stem);
 	if (step != SQLITE_DONE) {
-		fprintf(stderr, MSG "cannot read the samples of %s: %s\n", stem,
-			sqlite3_errmsg(db));
+		rw_err("cannot read the samples of %s: %s", stem, sqlite3_errmsg(db));
 		fclose(s.f);
 		free(s.data);
 		return -1;
@@ -125,8 +125,7 @@ static int write_open_buckets(struct report *r, sqlite3 *db, int *most)
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
-		fprintf(stderr, MSG "cannot count the open buckets of each night: %s\n",
-			sqlite3_errmsg(db));
+		rw_err("cannot count the open buckets of each night: %s", sqlite3_errmsg(db));
 		fclose(s.f);
 		free(s.data);
 		return -1;
@@ -222,7 +221,7 @@ static int run_gnuplot(struct report *r)
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, MSG "cannot start gnuplot: %s\n", strerror(errno));
+		rw_err_errno(errno, "cannot start gnuplot");
 		r->plots_problem = "gnuplot could not be started";
 		return -1;
 	}
@@ -231,18 +230,18 @@ static int run_gnuplot(struct report *r)
 	while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	if (got < 0) {
-		fprintf(stderr, MSG "cannot wait for gnuplot: %s\n", strerror(errno));
+		rw_err_errno(errno, "cannot wait for gnuplot");
 		r->plots_problem = "gnuplot could not be waited for";
 		return -1;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		fprintf(stderr, MSG "gnuplot is not installed (Debian package gnuplot-nox): the "
-				    "report has no plots\n");
+		fprintf(stderr, NOTE "gnuplot is not installed (Debian package gnuplot-nox): the "
+				     "report has no plots\n");
 		r->plots_problem = "gnuplot is not installed";
 	} else {
-		fprintf(stderr, MSG "gnuplot failed drawing the plots: see %s/gnuplot.log\n",
+		fprintf(stderr, NOTE "gnuplot failed drawing the plots: see %s/gnuplot.log\n",
 			plots_dir);
 		r->plots_problem = "gnuplot failed (see plots/gnuplot.log)";
 	}
@@ -270,7 +269,7 @@ static void remove_old(const struct report *r, const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", r->report_dir, name);
 	if (unlink(path) < 0 && errno != ENOENT)
-		fprintf(stderr, MSG "cannot remove the old plot %s: %s\n", path, strerror(errno));
+		rw_err_errno(errno, "cannot remove the old plot %s", path);
 }
 
 /* Writes the data and the script; names the plots it asks for. 0 or -1. */

@@ -1,10 +1,10 @@
 /* report/summary.json (format "rewind-report", docs/explore.md). */
 #include "reports/report_summary.h"
 
+#include "vmm/log.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#define MSG "rewind report: "
 
 /* A JSON string (invalid UTF-8 replaced: it may be guest output), or null for NULL. */
 static cJSON *text_or_null(const char *s)
@@ -189,7 +189,7 @@ int report_summary_write(struct report *r)
 
 	cJSON_Delete(json);
 	if (!text) {
-		fprintf(stderr, MSG "out of memory writing summary.json\n");
+		rw_err("out of memory writing summary.json");
 		return -1;
 	}
 	if (report_stream_open(&s) == 0) {

@@ -7,11 +7,14 @@
 #include "reports/slurm.h"
 
 #include "reports/slurm_tool.h"
+#include "vmm/exit_status.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,13 @@ struct submission {
 
 /* ---- the batch scripts ------------------------------------------------------------------- */
 
+/* A final task's exit status that is one of rewind explore's (docs/exit-status.md). */
+static bool explore_status(unsigned int code)
+{
+	return code == REWIND_EXIT_OK || code == REWIND_EXIT_FOUND || code == REWIND_EXIT_USAGE ||
+	       code == REWIND_EXIT_HOST;
+}
+
 /*
  * sbatch reads #SBATCH values with its own quoting ("..."), and %a-style patterns in file
  * names; a path with a double quote, a backslash, a % or a line break cannot be written
@@ -44,33 +54,29 @@ static int check_script_path(const char *what, const char *path)
 {
 	if (!strpbrk(path, "\"\\%\n"))
 		return 0;
-	fprintf(stderr,
-		"rewind explore: %s %s has a character a Slurm batch script cannot hold (\", \\, "
-		"%% "
-		"or a line break): use a path without it\n",
-		what, path);
+	rw_err("%s %s has a character a Slurm batch script cannot hold (\", \\, %% or a line "
+	       "break); use a path without it",
+	       what, path);
 	return -1;
 }
 
-static int check_options(const struct slurm_options *o)
+int slurm_check_options(const struct slurm_options *o)
 {
 	if (o->array < 1) {
-		fprintf(stderr, "rewind explore: --array must be at least 1 for --engine slurm\n");
+		rw_err("--array must be at least 1 for --engine slurm");
 		return -1;
 	}
 	if (o->partition &&
 	    (!*o->partition ||
 	     strspn(o->partition, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
 				  "TUVWXYZ0123456789_-.,") != strlen(o->partition))) {
-		fprintf(stderr,
-			"rewind explore: --partition '%s' is not a Slurm partition name (letters, "
-			"digits, _ - . and , between names)\n",
-			o->partition);
+		rw_err("--partition '%s' is not a Slurm partition name (letters, "
+		       "digits, _ - . and , between names)",
+		       o->partition);
 		return -1;
 	}
 	if (o->wrapper && strchr(o->wrapper, '\n')) {
-		fprintf(stderr,
-			"rewind explore: --worker-wrapper must be one line of shell words\n");
+		rw_err("--worker-wrapper must be one line of shell words");
 		return -1;
 	}
 	return 0;
@@ -80,8 +86,7 @@ static int check_options(const struct slurm_options *o)
 static int resolve_paths(struct submission *s, const char *self_exe, const char *night_dir)
 {
 	if (!realpath(night_dir, s->night)) {
-		fprintf(stderr, "rewind explore: cannot find the night's folder %s: %s\n",
-			night_dir, strerror(errno));
+		rw_err_errno(errno, "cannot find the night's folder %s", night_dir);
 		return -1;
 	}
 	if (!strchr(self_exe, '/')) {
@@ -89,13 +94,11 @@ static int resolve_paths(struct submission *s, const char *self_exe, const char 
 		if ((size_t)snprintf(s->self, sizeof(s->self), "%s", self_exe) >= sizeof(s->self))
 			return -1;
 	} else if (!realpath(self_exe, s->self)) {
-		fprintf(stderr, "rewind explore: cannot find my own program %s: %s\n", self_exe,
-			strerror(errno));
+		rw_err_errno(errno, "cannot find my own program %s", self_exe);
 		return -1;
 	}
 	if (!getcwd(s->cwd, sizeof(s->cwd))) {
-		fprintf(stderr, "rewind explore: cannot get the current directory: %s\n",
-			strerror(errno));
+		rw_err_errno(errno, "cannot get the current directory");
 		return -1;
 	}
 	if (check_script_path("the night's folder", s->night) ||
@@ -149,7 +152,7 @@ static int write_script(const struct submission *s, const char *name, bool worke
 
 	if (!f || file_path_join(path, sizeof(path), s->dir, name)) {
 		if (!f)
-			fprintf(stderr, "rewind explore: out of memory\n");
+			rw_err("out of memory");
 		else
 			fclose(f);
 		free(text);
@@ -175,7 +178,7 @@ static int write_script(const struct submission *s, const char *name, bool worke
 	put_shell_word(f, s->night);
 	fputc('\n', f);
 	if (fclose(f)) {
-		fprintf(stderr, "rewind explore: out of memory\n");
+		rw_err("out of memory");
 		free(text);
 		return -1;
 	}
@@ -188,7 +191,7 @@ static int make_dir(const char *path)
 {
 	if (!mkdir(path, 0755) || errno == EEXIST)
 		return 0;
-	fprintf(stderr, "rewind explore: cannot create the folder %s: %s\n", path, strerror(errno));
+	rw_err_errno(errno, "cannot create the folder %s", path);
 	return -1;
 }
 
@@ -216,7 +219,7 @@ static int write_jobs(const struct submission *s)
 			      : cJSON_AddNullToObject(j, "partition")) ||
 	    !cJSON_AddNumberToObject(j, "submitted", (double)s->submitted) ||
 	    !(text = cJSON_Print(j))) {
-		fprintf(stderr, "rewind explore: out of memory writing %s\n", path);
+		rw_err("out of memory writing %s", path);
 		cJSON_Delete(j);
 		return -1;
 	}
@@ -256,9 +259,8 @@ static void report_sbatch_failure(const char *what, struct capture *c)
 {
 	const char *err = stderr_text(c);
 
-	fprintf(stderr,
-		"rewind explore: sbatch could not submit %s (exit status %d): %s. Fix: %s\n", what,
-		c->status, err, sbatch_fix(err));
+	rw_err("sbatch could not submit %s (exit status %d): %s; %s", what, c->status, err,
+	       sbatch_fix(err));
 }
 
 /* on_line of the final task's sbatch --wait: records the id before the long wait. */
@@ -291,8 +293,7 @@ static int submit_workers(struct submission *s)
 		return -1;
 	}
 	if (parse_job_id(c.out, s->array_id)) {
-		fprintf(stderr, "rewind explore: sbatch --parsable printed '%.64s', not a job id\n",
-			c.out);
+		rw_err("sbatch --parsable printed '%.64s', not a job id", c.out);
 		return -1;
 	}
 	return write_jobs(s);
@@ -310,9 +311,8 @@ static void cancel_workers(const struct submission *s)
 		fprintf(stderr, "rewind explore: cancelled the workers' job %s\n", job);
 		return;
 	}
-	fprintf(stderr,
-		"rewind explore: could not cancel the workers' job %s (%s): run 'scancel %s'\n",
-		job, stderr_text(&c), job);
+	rw_err("could not cancel the workers' job %s (%s); run 'scancel %s'", job, stderr_text(&c),
+	       job);
 }
 
 static int submit_finish(struct submission *s, struct capture *c)
@@ -380,19 +380,18 @@ static int finish_status(const struct submission *s, const char *record, int *st
 		return -1;
 	if ((!strcmp(state, "COMPLETED") || !strcmp(state, "FAILED")) && !sig) {
 		*status = (int)code;
-		if (code <= 2)
+		if (explore_status(code))
 			return 0;
-		fprintf(stderr,
-			"rewind explore: the final task (job %s) exited with status %u, not a "
-			"report's 0, 1 or 2: see %s/finish.out\n",
-			s->finish_id, code, s->dir);
+		rw_err("the final task (job %s) exited with status %u, not one of rewind explore's "
+		       "0, 1, 2 or 4; see %s/finish.out",
+		       s->finish_id, code, s->dir);
 	} else {
-		fprintf(stderr,
-			"rewind explore: the final task (job %s) did not run to its end (state %s, "
-			"signal %u), so the night failed: see %s/finish.out\n",
-			s->finish_id, state, sig, s->dir);
+		rw_err("the final task (job %s) did not run to its end (state %s, signal %u), so "
+		       "the "
+		       "night failed; see %s/finish.out",
+		       s->finish_id, state, sig, s->dir);
 	}
-	*status = 2;
+	*status = REWIND_EXIT_HOST;
 	return 0;
 }
 
@@ -407,7 +406,8 @@ static int wait_status(const struct submission *s, struct capture *sbatch, int *
 	if (!run_capture(argv, &c) && !c.status && !finish_status(s, c.out, status))
 		return 0;
 	/* no record (scontrol failed, or the job was purged): sbatch's own status, if plausible */
-	if (sbatch->status <= 2 && !sbatch->err_len) {
+	if (sbatch->status >= 0 && explore_status((unsigned int)sbatch->status) &&
+	    !sbatch->err_len) {
 		fprintf(stderr,
 			"rewind explore: warning: scontrol show job %s failed (%s); using sbatch "
 			"--wait's status %d\n",
@@ -415,11 +415,10 @@ static int wait_status(const struct submission *s, struct capture *sbatch, int *
 		*status = sbatch->status;
 		return 0;
 	}
-	fprintf(stderr,
-		"rewind explore: cannot tell how the final task (job %s) ended: sbatch --wait "
-		"exited with status %d (%s) and scontrol show job %s failed (%s); see "
-		"%s/finish.out\n",
-		job, sbatch->status, stderr_text(sbatch), job, stderr_text(&c), s->dir);
+	rw_err("cannot tell how the final task (job %s) ended: sbatch --wait "
+	       "exited with status %d (%s) and scontrol show job %s failed (%s); see "
+	       "%s/finish.out",
+	       job, sbatch->status, stderr_text(sbatch), job, stderr_text(&c), s->dir);
 	return -1;
 }
 
@@ -440,7 +439,7 @@ static int prepare(struct submission *s, const struct slurm_options *o, const ch
 	memset(s, 0, sizeof(*s));
 	s->o = o;
 	s->time_limit_min = time_limit(o, seconds);
-	if (check_options(o) || resolve_paths(s, self_exe, night_dir) || make_dir(s->dir) ||
+	if (slurm_check_options(o) || resolve_paths(s, self_exe, night_dir) || make_dir(s->dir) ||
 	    write_script(s, "worker.sh", true) || write_script(s, "finish.sh", false))
 		return -1;
 	return 0;

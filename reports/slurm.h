@@ -17,8 +17,14 @@ struct slurm_options {
 };
 
 /*
+ * Checks the options (--array, --partition, --worker-wrapper) before a night
+ * is made; 0 or -1 (reported).
+ */
+int slurm_check_options(const struct slurm_options *o);
+
+/*
  * Submits the night as a Slurm job array plus a final merge task; returns 0 and sets *status
- * (with wait: the final task's exit status, which is the report's 0/1/2; without: 0) or -1 with
+ * (with wait: the final task's exit status, rewind explore's 0, 1, 2 or 4; without: 0) or -1 with
  * a message.
  *
  * Array task K runs `[WRAPPER] SELF_EXE --worker K --workers N --night NIGHT_DIR`; the final

@@ -2,6 +2,7 @@
 #include "reports/slurm_tool.h"
 
 #include "reports/parent_death.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,19 +124,18 @@ static int collect(const char *tool, pid_t pid, int out_fd, int err_fd, int errn
 	while (n < 0 && errno == EINTR);
 	read_rc = n > 0 ? 0 : read_outputs(c, out_fd, err_fd);
 	if (wait_child(pid, &c->status) < 0) {
-		fprintf(stderr, "rewind explore: cannot wait for %s: %s\n", tool, strerror(errno));
+		rw_err_errno(errno, "cannot wait for %s", tool);
 		return -1;
 	}
 	if (n > 0) {
-		fprintf(stderr, "rewind explore: cannot run %s: %s%s\n", tool, strerror(exec_errno),
-			exec_errno == ENOENT ? " (is Slurm installed? Debian: apt-get install "
-					       "slurm-client; the test cluster: slurm-wlm)"
-					     : "");
+		rw_err("cannot run %s: %s%s", tool, strerror(exec_errno),
+		       exec_errno == ENOENT ? " (is Slurm installed? Debian: apt-get install "
+					      "slurm-client; the test cluster: slurm-wlm)"
+					    : "");
 		return -1;
 	}
 	if (read_rc < 0) {
-		fprintf(stderr, "rewind explore: cannot read what %s printed: %s\n", tool,
-			strerror(errno));
+		rw_err_errno(errno, "cannot read what %s printed", tool);
 		return -1;
 	}
 	return 0;
@@ -167,7 +167,7 @@ int run_capture(char *const argv[], struct capture *c)
 	close(err[1]);
 	close(exec_err[1]);
 	if (pid < 0) {
-		fprintf(stderr, "rewind explore: cannot start %s: %s\n", argv[0], strerror(errno));
+		rw_err_errno(errno, "cannot start %s", argv[0]);
 		rc = -1;
 	} else {
 		rc = collect(argv[0], pid, out[0], err[0], exec_err[0], c);
@@ -177,8 +177,7 @@ int run_capture(char *const argv[], struct capture *c)
 	close(exec_err[0]);
 	return rc;
 no_pipe:
-	fprintf(stderr, "rewind explore: cannot create a pipe for %s: %s\n", argv[0],
-		strerror(errno));
+	rw_err_errno(errno, "cannot create a pipe for %s", argv[0]);
 	return -1;
 }
 

@@ -2,6 +2,7 @@
 #include "reports/spawn.h"
 
 #include "reports/parent_death.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,15 +30,16 @@ static void exec_child(char *const argv[], const char *const env[], int log_fd, 
 		_exit(127); /* the night is gone: nobody waits for this tool */
 	if (rc < 0) {
 		dprintf(STDERR_FILENO,
-			"rewind: cannot tie %s to its parent (prctl PR_SET_PDEATHSIG): %s\n",
-			argv[0], strerror(-rc));
+			"%s: error: cannot tie %s to its parent (prctl PR_SET_PDEATHSIG): %s\n",
+			rw_log.program, argv[0], strerror(-rc));
 		_exit(127);
 	}
 	for (size_t i = 0; env && env[i]; i++)
 		if (putenv((char *)env[i]))
 			_exit(127);
 	execvp(argv[0], argv);
-	dprintf(STDERR_FILENO, "rewind: cannot run %s: %s\n", argv[0], strerror(errno));
+	dprintf(STDERR_FILENO, "%s: error: cannot run %s: %s\n", rw_log.program, argv[0],
+		strerror(errno));
 	_exit(127);
 }
 
@@ -48,14 +50,13 @@ pid_t spawn_start(char *const argv[], const char *const env[], const char *log)
 	pid_t pid = -1, parent = getpid();
 
 	if (null_fd < 0 || (log && log_fd < 0)) {
-		fprintf(stderr, "rewind: cannot open %s: %s\n", log ? log : "/dev/null",
-			strerror(errno));
+		rw_err_errno(errno, "cannot open %s", log ? log : "/dev/null");
 	} else {
 		pid = fork();
 		if (pid == 0)
 			exec_child(argv, env, log_fd, null_fd, parent);
 		if (pid < 0)
-			fprintf(stderr, "rewind: cannot start %s: %s\n", argv[0], strerror(errno));
+			rw_err_errno(errno, "cannot start %s", argv[0]);
 	}
 	if (log_fd >= 0)
 		close(log_fd);

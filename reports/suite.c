@@ -7,6 +7,7 @@
 #include "reports/suite_runner.h"
 #include "reports/suite_settings.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -17,6 +18,10 @@
 #include <string.h>
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+
+/* The keys a suite file's top level and a listed test have besides the settings. */
+static const char *const TOP_KEYS[] = {"format", "version", "tests", "runner", NULL};
+static const char *const TEST_KEYS[] = {"name", "command", NULL};
 
 static bool name_ok(const char *name)
 {
@@ -69,10 +74,8 @@ static int parse_test(const struct suite_layers *l, const char *dir, struct suit
 static struct suite_test *new_test(struct suite *s, const char *what)
 {
 	if (s->count == SUITE_MAX_TESTS) {
-		fprintf(stderr,
-			"rewind explore: %s: more than %d tests (a runner's \"exclude\" leaves "
-			"some out)\n",
-			what, SUITE_MAX_TESTS);
+		rw_err("%s: more than %d tests; a runner's \"exclude\" leaves some out", what,
+		       SUITE_MAX_TESTS);
 		return NULL;
 	}
 	if (s->count == s->capacity) {
@@ -80,7 +83,7 @@ static struct suite_test *new_test(struct suite *s, const char *what)
 		struct suite_test *grown = realloc(s->tests, cap * sizeof(*grown));
 
 		if (!grown) {
-			fprintf(stderr, "rewind explore: %s: out of memory\n", what);
+			rw_err("%s: out of memory", what);
 			return NULL;
 		}
 		s->tests = grown;
@@ -90,16 +93,35 @@ static struct suite_test *new_test(struct suite *s, const char *what)
 	return &s->tests[s->count++];
 }
 
+/* A listed test's keys, checked before anything else of it; it is named by its "name" or number. */
+static int check_test_keys(const cJSON *item, size_t i, const char *what)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(item, "name");
+	char where[SUITE_NAME_MAX + 16];
+
+	if (!cJSON_IsObject(item))
+		return 0; /* parse_test says what a test is */
+	if (cJSON_IsString(name) && name_ok(name->valuestring))
+		snprintf(where, sizeof(where), "test \"%s\"", name->valuestring);
+	else
+		snprintf(where, sizeof(where), "test %zu", i);
+	return suite_check_keys(item, TEST_KEYS, what, where);
+}
+
 static int parse_listed(const cJSON *root, const cJSON *tests, const char *dir, struct suite *s,
 			const char *what)
 {
 	const cJSON *item;
+	size_t i = 0;
 
 	cJSON_ArrayForEach(item, tests)
 	{
 		struct suite_layers l = {{root, item}, 2};
-		struct suite_test *t = new_test(s, what);
+		struct suite_test *t;
 
+		if (check_test_keys(item, ++i, what))
+			return -1;
+		t = new_test(s, what);
 		if (!t || parse_test(&l, dir, t, what))
 			return -1;
 		if (suite_find(s, t->name) != t)
@@ -164,25 +186,32 @@ static int parse_suite(const cJSON *root, const char *dir, struct suite *s, cons
 	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(root, "tests");
 	const cJSON *runner = cJSON_GetObjectItemCaseSensitive(root, "runner");
 
-	if (!cJSON_IsString(format) || strcmp(format->valuestring, "rewind-suite")) {
-		fprintf(stderr,
-			"rewind explore: %s is not a suite file (\"format\": \"rewind-suite\")\n",
-			what);
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "version");
+
+	if (!cJSON_IsObject(root) || !cJSON_IsString(format) ||
+	    strcmp(format->valuestring, "rewind-suite")) {
+		rw_err("%s is not a suite file; a suite file says \"format\": \"rewind-suite\"",
+		       what);
+		return -1;
+	}
+	if (suite_check_keys(root, TOP_KEYS, what, "the top level"))
+		return -1;
+	if (version && (!cJSON_IsNumber(version) || version->valuedouble != SUITE_VERSION)) {
+		rw_err("%s: \"version\" must be %d, the only version of suite files", what,
+		       SUITE_VERSION);
 		return -1;
 	}
 	if ((tests || !runner) &&
 	    (!cJSON_IsArray(tests) || (!runner && !cJSON_GetArraySize(tests)))) {
-		fprintf(stderr,
-			"rewind explore: %s: \"tests\" must be a non-empty list (or a \"runner\" "
-			"gives the tests)\n",
-			what);
+		rw_err("%s: \"tests\" must be a non-empty list (or a \"runner\" gives the tests)",
+		       what);
 		return -1;
 	}
 	if (parse_listed(root, tests, dir, s, what) ||
 	    (runner && parse_runner(root, runner, dir, s, what)))
 		return -1;
 	if (!s->count) {
-		fprintf(stderr, "rewind explore: %s: the suite has no test\n", what);
+		rw_err("%s: the suite has no test", what);
 		return -1;
 	}
 	return 0;
@@ -202,13 +231,12 @@ int suite_load(const char *path, struct suite *s)
 	root = cJSON_ParseWithLength((const char *)data, len);
 	free(data);
 	if (!root) {
-		fprintf(stderr, "rewind explore: %s is not valid JSON\n", path);
+		rw_err("%s is not valid JSON; check it with jq . %s", path, path);
 		return -1;
 	}
 	snprintf(copy, sizeof(copy), "%s", path);
 	if (!realpath(dirname(copy), dir)) {
-		fprintf(stderr, "rewind explore: %s: cannot resolve its folder: %s\n", path,
-			strerror(errno));
+		rw_err_errno(errno, "%s: cannot resolve its folder", path);
 		cJSON_Delete(root);
 		return -1;
 	}
@@ -235,7 +263,7 @@ cJSON *suite_to_json(const struct suite *s)
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "name", t->name);
-		cJSON_AddStringToObject(o, "mode", t->plain ? "plain" : "instrumented");
+		cJSON_AddStringToObject(o, "mode", suite_mode_name(t->mode));
 		cJSON_AddNumberToObject(o, "share", t->share);
 		cJSON_AddItemToObject(o, "harness_args", strings_json(t->args, t->arg_count));
 		cJSON_AddItemToObject(o, "command", strings_json(t->command, t->command_len));

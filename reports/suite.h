@@ -16,12 +16,23 @@
 #define SUITE_MAX_ARGS	   320
 #define SUITE_NAME_MAX	   64
 #define SUITE_FILE_MAX	   (16u << 20)
+#define SUITE_VERSION	   1	/* a suite file's "version" (optional) */
 #define SUITE_WORKER_EVERY (-1) /* a test every worker explores (layout "instances") */
 #define SUITE_WORKER_NONE  (-2) /* a test that gets no time this night (night.c) */
 
+/*
+ * How rewind-harness explores a test's schedules, in its own words (the
+ * corpus a night starts from): "pct" priority schedules (an instrumented
+ * build, or any job whose threads the kernel's events show), "counter"
+ * preemptions at instrumented events, "steps" injections at exits only (a
+ * plain build). A suite file may still say "instrumented" (pct) or
+ * "plain" (steps).
+ */
+enum suite_mode { SUITE_MODE_PCT, SUITE_MODE_COUNTER, SUITE_MODE_STEPS };
+
 struct suite_test {
 	char name[SUITE_NAME_MAX];
-	bool plain;	    /* not built with rewind-cc: injections at exits */
+	enum suite_mode mode;
 	unsigned int share; /* weight in the time budget */
 	/* rewind-harness job options (--add, --mem, --env, ...), host paths absolute */
 	char **args;
@@ -49,6 +60,9 @@ int suite_load(const char *path, struct suite *s);
 /* The tests as night.json keeps them (with the plan), and back. */
 cJSON *suite_to_json(const struct suite *s);
 int suite_from_json(const cJSON *tests, struct suite *s, const char *what);
+
+/* The mode's word in a suite file and in night.json: "pct", "counter" or "steps". */
+const char *suite_mode_name(enum suite_mode mode);
 
 /* The test of that name, or NULL. */
 const struct suite_test *suite_find(const struct suite *s, const char *name);

@@ -7,6 +7,8 @@
 
 #include "reports/host_command.h"
 #include "reports/runner_kind.h"
+#include "reports/suite_settings.h"
+#include "vmm/log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,12 +34,12 @@ static const char *const DIRECTORY_KEYS[] = {"kind", "dir", "exclude", NULL};
 int runner_fail(const struct runner *r, const char *fmt, ...)
 {
 	va_list ap;
+	char text[2048];
 
-	fprintf(stderr, "rewind explore: %s: runner \"%s\": ", r->what, r->kind ? r->kind : "?");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	rw_err("%s: runner \"%s\": %s", r->what, r->kind ? r->kind : "?", text);
 	return -1;
 }
 
@@ -113,11 +115,14 @@ static int check_keys(const struct runner *r, const char *const *keys,
 		      bool (*is_setting)(const char *key))
 {
 	const cJSON *item;
+	char known[1024];
 
 	cJSON_ArrayForEach(item, r->obj)
 	{
-		if (!in_list(keys, item->string) && !is_setting(item->string))
-			return runner_fail(r, "unknown key \"%s\"", item->string);
+		if (in_list(keys, item->string) || is_setting(item->string))
+			continue;
+		suite_keys_text(keys, known, sizeof(known));
+		return runner_fail(r, "unknown key \"%s\"; the keys are %s", item->string, known);
 	}
 	return 0;
 }
@@ -516,10 +521,7 @@ static int run_kind(struct runner *r, bool (*is_setting)(const char *key))
 			return -1;
 		return KINDS[i].run(r);
 	}
-	fprintf(stderr,
-		"rewind explore: %s: \"runner\" needs a \"kind\": \"list\", \"ctest\" or "
-		"\"directory\"\n",
-		r->what);
+	rw_err("%s: \"runner\" needs a \"kind\": \"list\", \"ctest\" or \"directory\"", r->what);
 	return -1;
 }
 
@@ -530,7 +532,7 @@ cJSON *suite_runner_tests(const cJSON *runner, const char *dir, const char *what
 	int rc;
 
 	if (!cJSON_IsObject(runner)) {
-		fprintf(stderr, "rewind explore: %s: \"runner\" must be an object\n", what);
+		rw_err("%s: \"runner\" must be an object", what);
 		cJSON_Delete(r.tests);
 		return NULL;
 	}

@@ -4,6 +4,8 @@
  */
 #include "reports/suite_settings.h"
 
+#include "vmm/log.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -37,7 +39,7 @@ static const char *const SETTING_KEYS[] = {"add", "mode", "share",	"user",
 
 int suite_fail(const char *what, const char *name, const char *why)
 {
-	fprintf(stderr, "rewind explore: %s: test '%s': %s\n", what, name, why);
+	rw_err("%s: test \"%s\": %s", what, name, why);
 	return -1;
 }
 
@@ -50,6 +52,52 @@ bool suite_is_setting(const char *key)
 		if (!strcmp(key, JOB_KEYS[i].key))
 			return true;
 	return false;
+}
+
+static void append(char *out, size_t len, size_t *used, const char *word)
+{
+	int n = snprintf(out + *used, len - *used, "%s%s", *used ? ", " : "", word);
+
+	if (n > 0)
+		*used = *used + (size_t)n < len ? *used + (size_t)n : len - 1;
+}
+
+void suite_keys_text(const char *const *own, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (; own && *own; own++)
+		append(out, len, &used, *own);
+	for (size_t i = 0; i < sizeof(SETTING_KEYS) / sizeof(SETTING_KEYS[0]); i++)
+		append(out, len, &used, SETTING_KEYS[i]);
+	for (size_t i = 0; i < sizeof(JOB_KEYS) / sizeof(JOB_KEYS[0]); i++)
+		append(out, len, &used, JOB_KEYS[i].key);
+}
+
+static bool own_key(const char *const *own, const char *key)
+{
+	for (; own && *own; own++)
+		if (!strcmp(*own, key))
+			return true;
+	return false;
+}
+
+int suite_check_keys(const cJSON *obj, const char *const *own, const char *what, const char *where)
+{
+	const cJSON *item;
+	char keys[1024];
+
+	cJSON_ArrayForEach(item, obj)
+	{
+		if (own_key(own, item->string) || suite_is_setting(item->string))
+			continue;
+		suite_keys_text(own, keys, sizeof(keys));
+		rw_err("%s: %s: unknown key \"%s\"; the keys are %s", what, where, item->string,
+		       keys);
+		return -1;
+	}
+	return 0;
 }
 
 static const cJSON *setting(const struct suite_layers *l, const char *key)
@@ -240,15 +288,35 @@ static int parse_skip_status(const struct suite_layers *l, struct suite_test *t,
 		       : 0;
 }
 
+/* "mode": rewind-harness's words, and the older "instrumented" (pct) and "plain" (steps). */
+static const struct {
+	const char *word;
+	enum suite_mode mode;
+} MODE_WORDS[] = {
+	{"pct", SUITE_MODE_PCT},     {"counter", SUITE_MODE_COUNTER},
+	{"steps", SUITE_MODE_STEPS}, {"instrumented", SUITE_MODE_PCT},
+	{"plain", SUITE_MODE_STEPS},
+};
+
+const char *suite_mode_name(enum suite_mode mode)
+{
+	return mode == SUITE_MODE_COUNTER ? "counter" : mode == SUITE_MODE_STEPS ? "steps" : "pct";
+}
+
 static int parse_mode(const cJSON *mode, struct suite_test *t, const char *what)
 {
+	t->mode = SUITE_MODE_PCT;
 	if (!mode)
 		return 0;
-	if (cJSON_IsString(mode) && !strcmp(mode->valuestring, "plain"))
-		t->plain = true;
-	else if (!cJSON_IsString(mode) || strcmp(mode->valuestring, "instrumented"))
-		return suite_fail(what, t->name, "\"mode\" is \"instrumented\" or \"plain\"");
-	return 0;
+	for (size_t i = 0; cJSON_IsString(mode) && i < sizeof(MODE_WORDS) / sizeof(MODE_WORDS[0]);
+	     i++)
+		if (!strcmp(mode->valuestring, MODE_WORDS[i].word)) {
+			t->mode = MODE_WORDS[i].mode;
+			return 0;
+		}
+	return suite_fail(what, t->name,
+			  "\"mode\" is \"pct\", \"counter\" or \"steps\" (or the older "
+			  "\"instrumented\", the same as pct, or \"plain\", the same as steps)");
 }
 
 static int parse_share(const cJSON *share, struct suite_test *t, const char *what)

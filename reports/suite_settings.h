@@ -38,7 +38,16 @@ int suite_settings_parse(const struct suite_layers *l, const char *dir, struct s
 /* Appends a copy of text to the list; 0, -E2BIG (SUITE_MAX_ARGS) or -ENOMEM. */
 int suite_push(char ***list, size_t *count, const char *text);
 
-/* "rewind explore: WHAT: test 'NAME': WHY" on stderr; -1. */
+/* "rewind explore: error: WHAT: test "NAME": WHY" on stderr; -1. */
 int suite_fail(const char *what, const char *name, const char *why);
+
+/*
+ * Refuses a key of obj that is neither one of own (NULL-ended) nor a
+ * setting: "WHAT: WHERE: unknown key "K"; the keys are ..." on stderr, -1.
+ */
+int suite_check_keys(const cJSON *obj, const char *const *own, const char *what, const char *where);
+
+/* own's keys (NULL-ended, may be NULL), then every setting's, ", " between, into out. */
+void suite_keys_text(const char *const *own, char *out, size_t len);
 
 #endif

@@ -119,6 +119,8 @@ static int write_result(const char *path, const struct suite_test *t, unsigned i
 	cJSON *o = cJSON_CreateObject();
 	int rc;
 
+	cJSON_AddStringToObject(o, "format", "rewind-worker-result");
+	cJSON_AddNumberToObject(o, "version", 1);
 	cJSON_AddStringToObject(o, "test", t->name);
 	cJSON_AddNumberToObject(o, "worker", k);
 	cJSON_AddStringToObject(o, "state", r->state);
@@ -158,7 +160,7 @@ static const char *const AFL_ENV[] = {
 struct afl_command {
 	char *argv[2 * SUITE_MAX_ARGS + 32];
 	char seconds[16], sync[PATH_MAX + 8], name[32], artifacts[PATH_MAX + 16];
-	char progress[PATH_MAX + 32];
+	char progress[PATH_MAX + 32], corpus[PATH_MAX + 16];
 	char mutator_env[PATH_MAX + 32], progress_env[PATH_MAX + 64];
 	const char *env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0])];
 };
@@ -168,6 +170,23 @@ static void push_arg(struct afl_command *c, size_t *a, const char *arg)
 	if (*a + 1 < sizeof(c->argv) / sizeof(c->argv[0]))
 		c->argv[(*a)++] = (char *)arg;
 	c->argv[*a] = NULL;
+}
+
+/*
+ * The corpus a test's mode starts from: corpus/pct, corpus/ledger (steps),
+ * or corpus/counter beside corpus/pct (night.json names the first two).
+ */
+static const char *mode_corpus(const struct night_tools *tools, enum suite_mode mode, char *buf,
+			       size_t len)
+{
+	const char *slash = strrchr(tools->corpus_pct, '/');
+
+	if (mode == SUITE_MODE_STEPS)
+		return tools->corpus_ledger;
+	if (mode == SUITE_MODE_PCT || !slash)
+		return tools->corpus_pct;
+	snprintf(buf, len, "%.*s/counter", (int)(slash - tools->corpus_pct), tools->corpus_pct);
+	return buf;
 }
 
 /*
@@ -196,7 +215,7 @@ static void afl_command(const struct night *n, const struct suite_test *t, unsig
 							    "10000+", "-m", "none", "-i", NULL};
 	     *arg; arg++)
 		push_arg(c, &a, *arg);
-	push_arg(c, &a, t->plain ? n->tools.corpus_ledger : n->tools.corpus_pct);
+	push_arg(c, &a, mode_corpus(&n->tools, t->mode, c->corpus, sizeof(c->corpus)));
 	push_arg(c, &a, "-o");
 	push_arg(c, &a, c->sync);
 	push_arg(c, &a, main ? "-M" : "-S");

@@ -35,6 +35,16 @@ static inline void rw_log_init(const char *program, bool where)
 	rw_log.where = where || (debug && strcmp(debug, "1") == 0);
 }
 
+/*
+ * The name a program speaks as: `rewind` runs its siblings (rewind-fuzz,
+ * rewind-harness, ...) with argv[0] set to "rewind SUBCOMMAND", the words
+ * the user typed; run directly, a program is its own name (fallback).
+ */
+static inline const char *rw_log_name(const char *argv0, const char *fallback)
+{
+	return argv0 && strncmp(argv0, "rewind ", 7) == 0 ? argv0 : fallback;
+}
+
 /* Prints one error line; err != 0 appends strerror(err). */
 __attribute__((format(printf, 4, 5))) static inline void rw_log_error(const char *func, int line,
 								      int err, const char *fmt, ...)

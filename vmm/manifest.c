@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static void add_hex(cJSON *obj, const char *name, uint64_t value)
 {
@@ -54,6 +55,23 @@ static cJSON *inputs_json(const struct run_options *opt, const struct run_inputs
 	return o;
 }
 
+/* The job's own status: its exit code, or the signal that killed it (null when none). */
+static void add_job_status(cJSON *o, const struct vm *vm)
+{
+	bool exited = vm->has_job_status && WIFEXITED(vm->job_status);
+	bool killed = vm->has_job_status && WIFSIGNALED(vm->job_status);
+	const char *sig = killed ? sigabbrev_np(WTERMSIG(vm->job_status)) : NULL;
+
+	if (exited)
+		cJSON_AddNumberToObject(o, "job_status", WEXITSTATUS(vm->job_status));
+	else
+		cJSON_AddNullToObject(o, "job_status");
+	if (killed)
+		cJSON_AddStringToObject(o, "signal", sig ? sig : "?");
+	else
+		cJSON_AddNullToObject(o, "signal");
+}
+
 static cJSON *result_json(const struct vm *vm, const struct run_result *res)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -61,6 +79,7 @@ static cJSON *result_json(const struct vm *vm, const struct run_result *res)
 	cJSON_AddStringToObject(o, "outcome", vm_outcome_name(vm->outcome));
 	cJSON_AddStringToObject(o, "detail", vm->detail);
 	cJSON_AddNumberToObject(o, "exit_status", res->exit_status);
+	add_job_status(o, vm);
 	if (vm->has_job_status)
 		cJSON_AddNumberToObject(o, "job_wait_status", vm->job_status);
 	cJSON_AddNumberToObject(o, "steps", (double)vm->steps);
@@ -72,19 +91,55 @@ static cJSON *result_json(const struct vm *vm, const struct run_result *res)
 	return o;
 }
 
-static int make_run_dir(const struct run_options *opt, const struct run_result *res, char *dir,
-			size_t size)
+cJSON *manifest_run_json(const struct run_options *opt, const struct vm *vm,
+			 const struct run_result *res)
+{
+	cJSON *o = cJSON_CreateObject(), *settings;
+
+	cJSON_AddStringToObject(o, "format", "rewind-run");
+	cJSON_AddNumberToObject(o, "version", RUN_JSON_VERSION);
+	add_hex(o, "run_id", res->run_id);
+	cJSON_AddStringToObject(o, "outcome", vm_outcome_name(vm->outcome));
+	cJSON_AddStringToObject(o, "detail", vm->detail);
+	add_job_status(o, vm);
+	cJSON_AddNumberToObject(o, "exit_status", res->exit_status);
+	cJSON_AddNumberToObject(o, "steps", (double)vm->steps);
+	cJSON_AddNumberToObject(o, "virtual_s", (double)vm->clock.now_ns / 1e9);
+	cJSON_AddNumberToObject(o, "wall_s", res->wall_s);
+	add_hex(o, "trace", trace_hash(&vm->trace));
+	if (res->run_dir_written)
+		cJSON_AddStringToObject(o, "run_dir", res->run_dir);
+	else
+		cJSON_AddNullToObject(o, "run_dir");
+	settings = cJSON_AddObjectToObject(o, "settings");
+	cJSON_AddNumberToObject(settings, "mem_bytes", (double)opt->mem_bytes);
+	cJSON_AddNumberToObject(settings, "step_budget", (double)opt->step_budget);
+	cJSON_AddNumberToObject(settings, "stuck_ms", (double)opt->stuck_ms);
+	cJSON_AddNumberToObject(settings, "seed", (double)opt->seed);
+	cJSON_AddNumberToObject(settings, "epoch_s", (double)opt->epoch_s);
+	cJSON_AddNumberToObject(settings, "slice_blocks", (double)opt->slice_blocks);
+	cJSON_AddNumberToObject(settings, "block_ns", (double)opt->block_ns);
+	cJSON_AddNumberToObject(settings, "repeat", (double)opt->repeat);
+	return o;
+}
+
+void manifest_run_dir_name(const struct run_options *opt, struct run_result *res)
 {
 	if (opt->out_dir)
-		snprintf(dir, size, "%s", opt->out_dir);
+		snprintf(res->run_dir, sizeof(res->run_dir), "%s", opt->out_dir);
 	else
-		snprintf(dir, size, "rewind-runs/%016llx", (unsigned long long)res->run_id);
+		snprintf(res->run_dir, sizeof(res->run_dir), "rewind-runs/%016llx",
+			 (unsigned long long)res->run_id);
+}
+
+static int make_run_dir(const struct run_options *opt, const struct run_result *res)
+{
 	if (!opt->out_dir && mkdir("rewind-runs", 0755) < 0 && errno != EEXIST) {
 		rw_err_errno(errno, "cannot create rewind-runs/");
 		return -errno;
 	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		rw_err_errno(errno, "cannot create the run directory %s", dir);
+	if (mkdir(res->run_dir, 0755) < 0 && errno != EEXIST) {
+		rw_err_errno(errno, "cannot create the run directory %s", res->run_dir);
 		return -errno;
 	}
 	return 0;
@@ -93,12 +148,13 @@ static int make_run_dir(const struct run_options *opt, const struct run_result *
 int manifest_write_run(const struct run_options *opt, const struct run_inputs *in,
 		       const struct vm *vm, const struct run_result *res)
 {
-	char dir[2048], path[2100];
+	char path[sizeof(res->run_dir) + 32];
 	cJSON *root = cJSON_CreateObject();
 	char *text;
-	int rc = make_run_dir(opt, res, dir, sizeof(dir));
+	int rc = make_run_dir(opt, res);
 
-	cJSON_AddNumberToObject(root, "rewind_manifest", MANIFEST_VERSION);
+	cJSON_AddStringToObject(root, "format", "rewind-manifest");
+	cJSON_AddNumberToObject(root, "version", MANIFEST_VERSION);
 	add_hex(root, "run_id", res->run_id);
 	cJSON_AddItemToObject(root, "inputs", inputs_json(opt, in, vm));
 	cJSON_AddItemToObject(root, "result", result_json(vm, res));
@@ -108,13 +164,13 @@ int manifest_write_run(const struct run_options *opt, const struct run_inputs *i
 		return -ENOMEM;
 	/* the trace first: a manifest is only there with the trace it names */
 	if (!rc) {
-		snprintf(path, sizeof(path), "%s/trace.bin", dir);
+		snprintf(path, sizeof(path), "%s/trace.bin", res->run_dir);
 		rc = trace_write(&vm->trace, path);
 	}
 	if (!rc) {
 		struct file_part parts[] = {{text, strlen(text)}, {"\n", 1}};
 
-		snprintf(path, sizeof(path), "%s/manifest.json", dir);
+		snprintf(path, sizeof(path), "%s/manifest.json", res->run_dir);
 		rc = file_write_atomic(path, parts, 2);
 	}
 	free(text);

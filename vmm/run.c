@@ -25,25 +25,19 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+/*
+ * What `rewind run` exits with for a finished run: 0 only for a job that
+ * exited 0; a host error is the host's (4); every other end is the job's
+ * failure (1). The job's own status is in the summary line and --json.
+ */
 static int exit_status_of(const struct vm *vm)
 {
-	static const int status[] = {
-		[VM_POWER_OFF] = RUN_STATUS_POWER_OFF,
-		[VM_PANIC] = RUN_STATUS_PANIC,
-		[VM_DEADLOCK] = RUN_STATUS_DEADLOCK,
-		[VM_STUCK] = RUN_STATUS_STUCK,
-		[VM_STEP_BUDGET] = RUN_STATUS_STEP_BUDGET,
-		[VM_GUEST_FAULT] = RUN_STATUS_GUEST_FAULT,
-		[VM_HOST_ERROR] = RUN_STATUS_HOST_ERROR,
-		[VM_WALL_BUDGET] = RUN_STATUS_STUCK,
-		[VM_TRACE_BUDGET] = RUN_STATUS_TRACE_BUDGET,
-	};
-
-	if (vm->outcome != VM_EXITED)
-		return status[vm->outcome];
-	if (WIFEXITED(vm->job_status))
-		return WEXITSTATUS(vm->job_status);
-	return 128 + WTERMSIG(vm->job_status);
+	if (vm->outcome == VM_HOST_ERROR)
+		return REWIND_EXIT_HOST;
+	if (vm->outcome == VM_EXITED && WIFEXITED(vm->job_status) &&
+	    WEXITSTATUS(vm->job_status) == 0)
+		return REWIND_EXIT_OK;
+	return REWIND_EXIT_FOUND;
 }
 
 /*
@@ -96,17 +90,55 @@ static void explain_exec_failure(const struct vm *vm, const struct run_options *
 	exec_check_loader(in, path);
 }
 
+/* The summary line: the outcome and the job's own status (`status N`, or the signal). */
 static void print_summary(const struct vm *vm, const struct run_result *res)
 {
 	fprintf(stderr, "rewind: run %016llx %s", (unsigned long long)res->run_id,
 		vm_outcome_name(vm->outcome));
-	if (vm->outcome == VM_EXITED)
-		fprintf(stderr, " status %d", res->exit_status);
+	if (vm->outcome == VM_EXITED && WIFSIGNALED(vm->job_status))
+		fprintf(stderr, " signal %s", sigabbrev_np(WTERMSIG(vm->job_status)) ?: "?");
+	else if (vm->outcome == VM_EXITED)
+		fprintf(stderr, " status %d", WEXITSTATUS(vm->job_status));
 	else
 		fprintf(stderr, " (%s)", vm->detail);
 	fprintf(stderr, " steps %llu virtual %.6fs wall %.3fs trace %016llx\n",
 		(unsigned long long)vm->steps, (double)vm->clock.now_ns / 1e9, res->wall_s,
 		(unsigned long long)trace_hash(&vm->trace));
+}
+
+/* --json: the result as one JSON object on stdout. */
+static int print_json(const struct run_options *opt, const struct vm *vm,
+		      const struct run_result *res)
+{
+	cJSON *o = manifest_run_json(opt, vm, res);
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	if (!text) {
+		rw_err("out of memory for the JSON result");
+		return -ENOMEM;
+	}
+	printf("%s\n", text);
+	free(text);
+	if (fflush(stdout) != 0) {
+		rw_err_errno(errno, "cannot write the JSON result");
+		return -EIO;
+	}
+	return 0;
+}
+
+/* -v: the settings the run uses (the defaults differ from rewind-harness's). */
+static void print_settings(const struct run_options *opt)
+{
+	bool mib = opt->mem_bytes % (1ull << 20) == 0;
+
+	fprintf(stderr,
+		"rewind: settings: mem %llu%s step-budget %llu stuck-ms %llu seed %llu epoch %llu "
+		"slice-blocks %llu block-ns %llu\n",
+		(unsigned long long)(opt->mem_bytes >> (mib ? 20 : 10)), mib ? "M" : "K",
+		(unsigned long long)opt->step_budget, (unsigned long long)opt->stuck_ms,
+		(unsigned long long)opt->seed, (unsigned long long)opt->epoch_s,
+		(unsigned long long)opt->slice_blocks, (unsigned long long)opt->block_ns);
 }
 
 static void keyframe_identity_of(const struct run_inputs *in, const struct vm *vm,
@@ -120,7 +152,11 @@ static void keyframe_identity_of(const struct run_inputs *in, const struct vm *v
 	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", vm->cpu_model);
 }
 
-/* Boots to READY, keeps the keyframe in memory and writes it to path (NULL: no file). */
+/*
+ * Boots to READY, keeps the keyframe in memory and writes it to path (NULL:
+ * no file). Returns an enum rewind_exit: OK to go on, USAGE for a kernel
+ * that cannot boot, HOST for a keyframe that could not be kept or written.
+ */
 static int boot_to_keyframe(struct vm *vm, const struct run_inputs *in, const char *path,
 			    struct keyframe *kf)
 {
@@ -128,21 +164,24 @@ static int boot_to_keyframe(struct vm *vm, const struct run_inputs *in, const ch
 
 	vm->cfg.stop_at_ready = true;
 	if (run_boot(vm, in) < 0)
-		return -EINVAL;
+		return REWIND_EXIT_USAGE;
 	vm_run(vm);
 	vm->cfg.stop_at_ready = false;
 	if (!vm->paused)
-		return 0; /* never got ready: the outcome says why */
+		return REWIND_EXIT_OK; /* never got ready: the outcome says why */
 	keyframe_identity_of(in, vm, &id);
 	if (keyframe_capture(vm, kf) < 0 || (path && keyframe_file_write(path, kf, vm, &id) < 0))
-		return -EIO;
+		return REWIND_EXIT_HOST;
 	if (path)
 		fprintf(stderr, "rewind: keyframe written to %s at step %llu\n", path,
 			(unsigned long long)vm->steps);
-	return 0;
+	return REWIND_EXIT_OK;
 }
 
-/* Loads the keyframe file into vm and keeps an in-memory keyframe of it. */
+/*
+ * Loads the keyframe file into vm and keeps an in-memory keyframe of it:
+ * USAGE for a file that is no keyframe of these inputs, HOST for no memory.
+ */
 static int restore_from_file(struct vm *vm, const struct run_inputs *in, const char *path,
 			     struct keyframe *kf)
 {
@@ -150,14 +189,15 @@ static int restore_from_file(struct vm *vm, const struct run_inputs *in, const c
 
 	keyframe_identity_of(in, vm, &id);
 	if (keyframe_file_load(path, vm, &id) < 0)
-		return -EINVAL;
+		return REWIND_EXIT_USAGE;
 	seed_put(vm); /* the file holds its writer's seed; this run has its own */
-	return keyframe_capture(vm, kf);
+	return keyframe_capture(vm, kf) < 0 ? REWIND_EXIT_HOST : REWIND_EXIT_OK;
 }
 
 /*
  * Runs the job again from the keyframe, repeat times, silently; every run
- * must end with the same trace hash. Prints the mean restore time.
+ * must end with the same trace hash (else DIFFERS, the vm left as that
+ * repeat ended). Prints the mean restore time.
  */
 static int repeat_from_keyframe(struct vm *vm, struct keyframe *kf, uint64_t repeat)
 {
@@ -169,7 +209,7 @@ static int repeat_from_keyframe(struct vm *vm, struct keyframe *kf, uint64_t rep
 	for (uint64_t i = 0; i < repeat; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		if (keyframe_restore(vm, kf) < 0)
-			return -EIO;
+			return REWIND_EXIT_HOST;
 		counter_reset(vm); /* the job's event count starts again */
 		restore_s += host_time_seconds_since(&start);
 		pages += kf->mem.last_restored;
@@ -180,7 +220,7 @@ static int repeat_from_keyframe(struct vm *vm, struct keyframe *kf, uint64_t rep
 			       (unsigned long long)i + 1,
 			       (unsigned long long)trace_hash(&vm->trace),
 			       (unsigned long long)want);
-			return -EIO;
+			return REWIND_EXIT_DIFFERS;
 		}
 	}
 	if (repeat)
@@ -190,18 +230,23 @@ static int repeat_from_keyframe(struct vm *vm, struct keyframe *kf, uint64_t rep
 			"restore+run %.1f us, %.1f pages dirtied per run\n",
 			(unsigned long long)repeat, restore_s * 1e6 / (double)repeat,
 			total_s * 1e6 / (double)repeat, (double)pages / (double)repeat);
-	return 0;
+	return REWIND_EXIT_OK;
 }
 
+/*
+ * Boots (or restores) and runs the job, then the repeats: an enum
+ * rewind_exit, OK when the run ran (its outcome then says how it ended),
+ * DIFFERS when a repeat's trace differs from the first run's.
+ */
 static int boot_and_run(struct vm *vm, const struct run_inputs *in, const struct run_options *opt)
 {
 	struct keyframe kf = {0};
-	int rc = 0;
+	int rc = REWIND_EXIT_OK;
 
 	if (!opt->keyframe_path && opt->repeat) {
 		rc = boot_to_keyframe(vm, in, NULL, &kf); /* the repeats' keyframe, in memory */
 	} else if (!opt->keyframe_path) {
-		rc = run_boot(vm, in);
+		rc = run_boot(vm, in) < 0 ? REWIND_EXIT_USAGE : REWIND_EXIT_OK;
 	} else if (access(opt->keyframe_path, F_OK) == 0) {
 		rc = restore_from_file(vm, in, opt->keyframe_path, &kf);
 	} else {
@@ -213,6 +258,28 @@ static int boot_and_run(struct vm *vm, const struct run_inputs *in, const struct
 		rc = repeat_from_keyframe(vm, &kf, opt->repeat);
 	keyframe_free(&kf);
 	return rc;
+}
+
+/*
+ * After the run: the summary line, the run directory, --json. A run whose
+ * directory cannot be written ends with HOST (4), whatever the job did.
+ */
+static int finish_run(const struct run_options *opt, const struct run_inputs *in,
+		      const struct vm *vm, struct run_result *res)
+{
+	explain_exec_failure(vm, opt, in);
+	print_summary(vm, res);
+	manifest_run_dir_name(opt, res);
+	if (manifest_write_run(opt, in, vm, res) < 0) {
+		rw_err("the run finished but its run directory %s could not be written",
+		       res->run_dir);
+		res->exit_status = REWIND_EXIT_HOST;
+	} else {
+		res->run_dir_written = true;
+	}
+	if (opt->json && print_json(opt, vm, res) < 0)
+		res->exit_status = REWIND_EXIT_HOST;
+	return res->exit_status;
 }
 
 int run_job(const struct run_options *opt)
@@ -229,34 +296,35 @@ int run_job(const struct run_options *opt)
 				.counter_mode = true,
 				.slice_blocks = opt->slice_blocks,
 				.block_ns = opt->block_ns,
-				.output = stdout,
+				/* --json: stdout is the JSON object's alone */
+				.output = opt->json ? stderr : stdout,
 				.console = opt->verbose ? stderr : NULL,
 				.track_dirty = opt->keyframe_path != NULL || opt->repeat};
 	struct timespec start;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = kvm_speed_check();
-	if (!rc)
-		rc = run_inputs_prepare(&in, opt);
-	memcpy(cfg.exec_seed, in.exec_seed, sizeof(cfg.exec_seed));
-	if (!rc && (rc = vm_create(&vm, &cfg)) < 0)
-		vm_destroy(&vm);
-	if (!rc) {
-		res.run_id = run_id(&in, opt, vm.cpu_model);
-		rc = boot_and_run(&vm, &in, opt);
-		res.wall_s = host_time_seconds_since(&start);
-		res.exit_status = rc ? RUN_STATUS_SETUP : exit_status_of(&vm);
-		if (!rc) {
-			explain_exec_failure(&vm, opt, &in);
-			print_summary(&vm, &res);
-		}
-		if (!rc && manifest_write_run(opt, &in, &vm, &res) < 0) {
-			rw_err("the run finished but its run directory could not be written");
-			res.exit_status = RUN_STATUS_OUTPUT_LOST;
-		}
-		vm_destroy(&vm);
+	if (opt->verbose)
+		print_settings(opt);
+	/* the inputs first: a bad file is named before /dev/kvm is opened */
+	if (run_inputs_prepare(&in, opt) < 0 || kvm_speed_check() < 0) {
+		run_inputs_free(&in);
+		return REWIND_EXIT_USAGE;
 	}
+	memcpy(cfg.exec_seed, in.exec_seed, sizeof(cfg.exec_seed));
+	if (vm_create(&vm, &cfg) < 0) {
+		vm_destroy(&vm);
+		run_inputs_free(&in);
+		return REWIND_EXIT_USAGE;
+	}
+	res.run_id = run_id(&in, opt, vm.cpu_model);
+	rc = boot_and_run(&vm, &in, opt);
+	res.wall_s = host_time_seconds_since(&start);
+	if (rc == REWIND_EXIT_OK || rc == REWIND_EXIT_DIFFERS) {
+		res.exit_status = rc == REWIND_EXIT_DIFFERS ? rc : exit_status_of(&vm);
+		rc = finish_run(opt, &in, &vm, &res);
+	}
+	vm_destroy(&vm);
 	run_inputs_free(&in);
-	return rc ? RUN_STATUS_SETUP : res.exit_status;
+	return rc;
 }

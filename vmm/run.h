@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rewind/abi.h"
+#include "vmm/exit_status.h"
 
 #define RUN_MAX_ADDS 64
 #define RUN_MAX_ENVS 64
@@ -32,7 +33,9 @@ struct run_options {
 	uint64_t stuck_ms;
 	uint64_t slice_blocks;		/* an instrumented job's time slice, in events (0: none) */
 	uint64_t block_ns;		/* the virtual time of one of its events */
-	bool verbose;			/* also print the kernel console */
+	bool verbose;			/* also print the kernel console and the settings */
+	bool json;			/* the result as one JSON object on stdout, the
+					 * guest's output on stderr */
 	const char *keyframe_path;	/* boot and write it if absent, else restore from it */
 	uint64_t repeat;		/* run again from the keyframe this many times */
 	const char *adds[RUN_MAX_ADDS]; /* HOST[:GUEST]: a file, or a directory and all in it */
@@ -48,28 +51,20 @@ struct run_options {
 	size_t argc;
 };
 
-/* Exit statuses of `rewind run` besides the job's own. */
-enum run_status {
-	RUN_STATUS_USAGE = 2,
-	RUN_STATUS_SETUP = 64, /* bad inputs or no KVM: nothing ran */
-	RUN_STATUS_POWER_OFF = 65,
-	RUN_STATUS_PANIC = 66,
-	RUN_STATUS_DEADLOCK = 67,
-	RUN_STATUS_STUCK = 68,
-	RUN_STATUS_STEP_BUDGET = 69,
-	RUN_STATUS_GUEST_FAULT = 70,
-	RUN_STATUS_HOST_ERROR = 71,
-	RUN_STATUS_TRACE_BUDGET = 72, /* the trace outgrew its budget: a flood */
-	RUN_STATUS_OUTPUT_LOST = 73,  /* the run ended but its run directory was not written */
-};
-
 struct run_result {
 	uint64_t run_id; /* XXH3-64 of every input */
-	int exit_status; /* what `rewind run` exits with */
+	int exit_status; /* what `rewind run` exits with: an enum rewind_exit */
 	double wall_s;
+	char run_dir[2048];   /* opt->out_dir or rewind-runs/<run id> */
+	bool run_dir_written; /* its trace.bin and manifest.json are there */
 };
 
-/* Runs the job; returns the process exit status (the job's, or a run_status). */
+/*
+ * Runs the job; returns what `rewind run` exits with (vmm/exit_status.h):
+ * 0 the job exited 0, 1 it failed (any other outcome but a host error),
+ * 2 inputs refused or no usable KVM (nothing ran), 3 a --repeat trace
+ * differs, 4 a host error or a run directory that could not be written.
+ */
 int run_job(const struct run_options *opt);
 
 #endif

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#define REWIND_VERSION "0.1.0"
+#define REWIND_VERSION "0.2.0"
 
 /* Prints the version lines; kernel_path: the kernel the program would boot by default. */
 void version_print(FILE *to, const char *program, const char *kernel_path);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define EVENT_LOG_CAP (1u << 19) /* events logged per run for the racing pair */
+#define EXPLAINED     256	 /* explain_run: the failure explained, its report next */
 
 /* Where an injection acts, in the unit it counts: steps, or events (k: the demotes' events). */
 static bool position_of(uint64_t k, const struct injection *inj, enum position_unit *unit,
@@ -208,9 +209,8 @@ static void open_symbols(struct explanation *x, const struct executor *ex, const
 		return;
 	if (!guest_files_find(ex->in.job_archive, ex->in.job_archive_len, exe, &f) &&
 	    !guest_files_find(ex->in.base_initrd, ex->in.base_initrd_len, exe, &f)) {
-		fprintf(stderr,
-			"rewind-harness: %s is not in the guest's archives: no code locations\n",
-			exe);
+		fprintf(stderr, "%s: %s is not in the guest's archives: no code locations\n",
+			rw_log.program, exe);
 		return;
 	}
 	symbols_open(&x->syms, f.data, f.size);
@@ -253,16 +253,27 @@ static int final_run(struct explanation *x, struct executor *ex)
 	return 0;
 }
 
-static int explain_run(struct explanation *x, struct executor *ex)
+/* 0 explained, or an enum replay_status that ends it before: passes, differs, host. */
+static int explain_run(struct explanation *x, struct executor *ex, const struct replay_case *c,
+		       const struct replay_options *opt)
 {
 	struct exec_result res;
 	int rc;
 
 	if (executor_run(ex, &x->original, &res) < 0)
-		return -EIO;
+		return REPLAY_HOST;
 	x->failure = res;
+	if (replay_host_stalled(&res))
+		return REPLAY_HOST; /* no verdict (said): not "does not fail" */
+	if (replay_record_differences(c, opt, ex, &res)) {
+		fprintf(stderr,
+			"%s: the run is NOT the one the artifact recorded: nothing "
+			"explained\n",
+			rw_log.program);
+		return REPLAY_DIFFERS;
+	}
 	if (!exec_class_is_failure(res.cls))
-		return 1;
+		return REPLAY_OK;
 	signature_of(ex, &res, &x->signature);
 	x->minimal = x->original;
 	rc = minimise(ex, &x->minimal, &x->signature, &x->minimise_execs);
@@ -273,7 +284,7 @@ static int explain_run(struct explanation *x, struct executor *ex)
 							 : racing_pair(x, ex);
 	if (!rc)
 		rc = final_run(x, ex);
-	return rc;
+	return rc < 0 ? REPLAY_HOST : EXPLAINED;
 }
 
 static int open_case(struct executor *ex, const struct replay_case *c,
@@ -292,34 +303,58 @@ static int open_case(struct executor *ex, const struct replay_case *c,
 	return executor_open(ex, &cfg);
 }
 
-int explain_file(const char *path, const struct replay_options *opt, const char *json_path)
+/* --json: the verdict (replay_json) and the explanation, or null. */
+static int print_json(const struct explanation *x, const struct replay_case *c, const char *path,
+		      int status)
+{
+	cJSON *o = replay_json("rewind-explain", path, c, &x->failure, status);
+
+	if (o && status == REPLAY_FAILS)
+		cJSON_AddItemToObject(o, "explanation", explain_report_json(x, c, path));
+	else if (o)
+		cJSON_AddNullToObject(o, "explanation");
+	return replay_print_json(o);
+}
+
+/* Runs the explanation of a loaded case: an enum replay_status (REPLAY_FAILS: explained). */
+static int explain_case(struct explanation *x, const struct replay_case *c, const char *path,
+			const struct replay_options *opt, const char *json_path)
 {
 	static struct executor ex;
+	int rc = open_case(&ex, c, opt) < 0 ? REPLAY_SETUP : REPLAY_OK;
+
+	if (rc == REPLAY_OK) {
+		x->original = c->input;
+		fprintf(stderr, "%s: explaining %s ...\n", rw_log.program, path);
+		rc = explain_run(x, &ex, c, opt);
+		if (rc == REPLAY_OK)
+			fprintf(stderr, "%s: %s does not fail (outcome %s): nothing to explain\n",
+				rw_log.program, path, exec_class_name(x->failure.cls));
+		if (rc == EXPLAINED)
+			rc = explain_report(x, &ex, c, path, json_path,
+					    opt->json ? stderr : stdout) < 0
+				     ? REPLAY_HOST
+				     : REPLAY_FAILS;
+		if (opt->json && rc != REPLAY_HOST && rc != REPLAY_SETUP) {
+			int out = print_json(x, c, path, rc);
+
+			rc = out != REPLAY_OK ? out : rc;
+		}
+	}
+	executor_close(&ex);
+	return rc;
+}
+
+int explain_file(const char *path, const struct replay_options *opt, const char *json_path)
+{
 	struct explanation *x = calloc(1, sizeof(*x));
 	struct replay_case *c = calloc(1, sizeof(*c));
-	int rc = x && c ? replay_load(path, opt, c) : REPLAY_SETUP;
+	int rc = x && c ? replay_load(path, opt, c) : REPLAY_HOST;
 
-	if (rc == REPLAY_SAME && open_case(&ex, c, opt) < 0)
-		rc = REPLAY_SETUP;
-	if (rc == REPLAY_SAME) {
-		x->original = c->input;
-		fprintf(stderr, "rewind-harness: explaining %s ...\n", path);
-		rc = explain_run(x, &ex);
-		if (rc == 1 && replay_host_stalled(&x->failure))
-			rc = -EAGAIN; /* no verdict (said): not "does not fail" */
-		if (rc == 1)
-			fprintf(stderr,
-				"rewind-harness: %s does not fail (outcome %s): nothing to "
-				"explain\n",
-				path, exec_class_name(x->failure.cls));
-		else if (rc < 0)
-			rc = REPLAY_SETUP;
-		else
-			rc = explain_report(x, &ex, c, path, json_path) < 0 ? REPLAY_SETUP : 0;
-	}
+	if (rc == REPLAY_OK)
+		rc = explain_case(x, c, path, opt, json_path);
 	if (x)
 		symbols_close(&x->syms);
-	executor_close(&ex);
 	if (c)
 		replay_case_free(c);
 	free(c);

@@ -22,7 +22,12 @@
 
 #include "harness/replay.h"
 
-/* 0 explained, 1 the file does not fail, 2 unreadable file, 64 setup failed. */
+/*
+ * An enum replay_status: REPLAY_FAILS it fails (as recorded) and is
+ * explained, REPLAY_OK it does not fail, REPLAY_DIFFERS not as the artifact
+ * recorded, REPLAY_BAD_FILE or REPLAY_SETUP nothing ran, REPLAY_HOST the
+ * host could not finish (or the explanation could not be written).
+ */
 int explain_file(const char *path, const struct replay_options *opt, const char *json_path);
 
 #endif

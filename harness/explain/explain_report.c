@@ -8,11 +8,26 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 /* --- text ----------------------------------------------------------------- */
+
+/* Where the text goes: stdout, or stderr when stdout carries --json's object. */
+static FILE *report_text;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(report_text ? report_text : stdout, fmt, ap);
+	va_end(ap);
+}
 
 static const char *unit_name(enum position_unit u)
 {
@@ -48,34 +63,34 @@ static void injection_text(const struct injection *inj, char *buf, size_t len)
 
 static void print_failure(const struct explanation *x, const char *path)
 {
-	printf("Explanation of %s\n\n", path);
-	printf("Failure: %s", exec_class_name(x->failure.cls));
+	say("Explanation of %s\n\n", path);
+	say("Failure: %s", exec_class_name(x->failure.cls));
 	if (x->failure.cls == CLASS_SIGNAL)
-		printf(" (the job was killed by SIG%s)",
-		       sigabbrev_np(WTERMSIG(x->failure.job_status)) ?: "?");
+		say(" (the job was killed by SIG%s)",
+		    sigabbrev_np(WTERMSIG(x->failure.job_status)) ?: "?");
 	else if (x->failure.cls == CLASS_EXIT)
-		printf(" (the job exited with %d)", WEXITSTATUS(x->failure.job_status));
+		say(" (the job exited with %d)", WEXITSTATUS(x->failure.job_status));
 	else
-		printf(" (%s)", x->failure.detail);
-	printf(" at step %" PRIu64 "\n", x->failure.job_steps);
+		say(" (%s)", x->failure.detail);
+	say(" at step %" PRIu64 "\n", x->failure.job_steps);
 	if (x->signature.last_line[0])
-		printf("  its last output line: \"%s\" (numbers as #)\n", x->signature.last_line);
+		say("  its last output line: \"%s\" (numbers as #)\n", x->signature.last_line);
 }
 
 static void print_minimal(const struct explanation *x, const char *min_path)
 {
 	char text[160];
 
-	printf("\nMinimal schedule: %u injection%s (the input had %u), found in %" PRIu64
-	       " executions; saved as %s\n",
-	       x->minimal.schedule.count, x->minimal.schedule.count == 1 ? "" : "s",
-	       x->original.schedule.count, x->minimise_execs, min_path);
+	say("\nMinimal schedule: %u injection%s (the input had %u), found in %" PRIu64
+	    " executions; saved as %s\n",
+	    x->minimal.schedule.count, x->minimal.schedule.count == 1 ? "" : "s",
+	    x->original.schedule.count, x->minimise_execs, min_path);
 	if (x->minimal.schedule.count == 0)
-		printf("  none: the job fails without any injection (seed 0x%016" PRIx64 ")\n",
-		       x->minimal.seed);
+		say("  none: the job fails without any injection (seed 0x%016" PRIx64 ")\n",
+		    x->minimal.seed);
 	for (uint32_t i = 0; i < x->minimal.schedule.count; i++) {
 		injection_text(&x->minimal.schedule.at[i], text, sizeof(text));
-		printf("  [%u] %s\n", i, text);
+		say("  [%u] %s\n", i, text);
 	}
 }
 
@@ -84,7 +99,7 @@ static void print_location(const char *prefix, const struct code_location *loc)
 	char text[512];
 
 	code_location_text(loc, text, sizeof(text));
-	printf("%s%s\n", prefix, text);
+	say("%s%s\n", prefix, text);
 }
 
 static void print_others(const struct landing *l)
@@ -96,13 +111,12 @@ static void print_others(const struct landing *l)
 
 		thread_ref_text(&o->thread, who, sizeof(who));
 		if (o->exited)
-			printf("      meanwhile %s had exited\n", who);
+			say("      meanwhile %s had exited\n", who);
 		else
-			printf("      meanwhile %s was not running (it last ran at step %" PRIu64
-			       ")%s%s%s\n",
-			       who, o->last_ran_step,
-			       o->last_output[0] ? "; its last output: \"" : "", o->last_output,
-			       o->last_output[0] ? "\"" : "");
+			say("      meanwhile %s was not running (it last ran at step %" PRIu64
+			    ")%s%s%s\n",
+			    who, o->last_ran_step, o->last_output[0] ? "; its last output: \"" : "",
+			    o->last_output, o->last_output[0] ? "\"" : "");
 	}
 }
 
@@ -111,21 +125,21 @@ static void print_landing(const struct landing *l)
 	char text[160], who[200];
 
 	injection_text(&l->inj, text, sizeof(text));
-	printf("  %s", text);
+	say("  %s", text);
 	if (l->event)
-		printf(" (event %" PRIu64 ", step %" PRIu64 ")", l->event, l->step);
+		say(" (event %" PRIu64 ", step %" PRIu64 ")", l->event, l->step);
 	if (!l->has_thread) {
-		printf(": no user thread was running\n");
+		say(": no user thread was running\n");
 		return;
 	}
 	thread_ref_text(&l->thread, who, sizeof(who));
-	printf("\n      hit %s\n", who);
+	say("\n      hit %s\n", who);
 	if (l->has_site)
 		print_location("      in ", &l->site);
 	for (unsigned int i = 0; i < l->caller_count; i++)
 		print_location("      called from ", &l->callers[i]);
 	if (l->last_output[0])
-		printf("      its last output: \"%s\"\n", l->last_output);
+		say("      its last output: \"%s\"\n", l->last_output);
 	print_others(l);
 }
 
@@ -133,24 +147,21 @@ static void print_window(const struct window *w)
 {
 	const char *u = unit_name(w->unit);
 
-	printf("  [%u] fails at every %s from %" PRIu64 " to %" PRIu64 " (it is at %" PRIu64 ")",
-	       w->index, u, w->lo, w->hi, w->pos);
+	say("  [%u] fails at every %s from %" PRIu64 " to %" PRIu64 " (it is at %" PRIu64 ")",
+	    w->index, u, w->lo, w->hi, w->pos);
 	if (w->below.found)
-		printf("; at %s %" PRIu64 " %s", u, w->below.pos,
-		       w->below.cls == CLASS_PASS ? "the job passes"
-						  : exec_class_name(w->below.cls));
+		say("; at %s %" PRIu64 " %s", u, w->below.pos,
+		    w->below.cls == CLASS_PASS ? "the job passes" : exec_class_name(w->below.cls));
 	else if (w->lo == 0)
-		printf("; there is no earlier %s", u);
+		say("; there is no earlier %s", u);
 	else if (w->below.capped)
-		printf("; still fails %u %ss earlier (not searched further)", EXPLAIN_WINDOW_SCAN,
-		       u);
+		say("; still fails %u %ss earlier (not searched further)", EXPLAIN_WINDOW_SCAN, u);
 	if (w->above.found)
-		printf("; at %s %" PRIu64 " %s", u, w->above.pos,
-		       w->above.cls == CLASS_PASS ? "the job passes"
-						  : exec_class_name(w->above.cls));
+		say("; at %s %" PRIu64 " %s", u, w->above.pos,
+		    w->above.cls == CLASS_PASS ? "the job passes" : exec_class_name(w->above.cls));
 	else if (w->above.capped)
-		printf("; still fails %u %ss later (not searched further)", EXPLAIN_WINDOW_SCAN, u);
-	printf("\n");
+		say("; still fails %u %ss later (not searched further)", EXPLAIN_WINDOW_SCAN, u);
+	say("\n");
 }
 
 static void access_text(const struct access *a, const struct thread_table *tt, char *buf,
@@ -188,8 +199,7 @@ static void print_switch(const char *run, const struct switch_rec *sw,
 
 	task_text(sw->from, tt, from, sizeof(from));
 	task_text(sw->to, tt, to, sizeof(to));
-	printf("  %s run: at step %" PRIu64 " the CPU goes from %s to %s\n", run, sw->step, from,
-	       to);
+	say("  %s run: at step %" PRIu64 " the CPU goes from %s to %s\n", run, sw->step, from, to);
 }
 
 static void print_pair(const struct explanation *x)
@@ -201,8 +211,8 @@ static void print_pair(const struct explanation *x)
 
 		if (!x->has_passing || !d->found)
 			return;
-		printf("\nThe context switches that differ (failing run vs the nearest passing "
-		       "one):\n");
+		say("\nThe context switches that differ (failing run vs the nearest passing "
+		    "one):\n");
 		if (d->in_fail)
 			print_switch("failing", &d->fail, &x->threads);
 		if (d->in_pass)
@@ -210,22 +220,22 @@ static void print_pair(const struct explanation *x)
 		return;
 	}
 	if (!x->pair.found) {
-		printf("\nRacing pair: %s\n",
-		       !x->has_passing ? "no passing run one position away to compare with"
-		       : !x->pair.log_faithful
-			       ? "the event logs did not reproduce both runs: not named"
-			       : "no access whose order differs was found");
+		say("\nRacing pair: %s\n",
+		    !x->has_passing ? "no passing run one position away to compare with"
+		    : !x->pair.log_faithful
+			    ? "the event logs did not reproduce both runs: not named"
+			    : "no access whose order differs was found");
 		return;
 	}
 	access_text(&x->pair.first, &x->threads, first, sizeof(first));
 	access_text(&x->pair.second, &x->threads, second, sizeof(second));
-	printf("\nRacing pair (the order of these two accesses decides):\n"
-	       "  the load:  %s\n"
-	       "  the store: %s\n"
-	       "  in the nearest passing run the load reads this store; in the failing run %s\n",
-	       first, second,
-	       x->pair.second_after ? "the store comes after the load"
-				    : "another store comes between them");
+	say("\nRacing pair (the order of these two accesses decides):\n"
+	    "  the load:  %s\n"
+	    "  the store: %s\n"
+	    "  in the nearest passing run the load reads this store; in the failing run %s\n",
+	    first, second,
+	    x->pair.second_after ? "the store comes after the load"
+				 : "another store comes between them");
 }
 
 static void print_timeline(const struct explanation *x)
@@ -236,38 +246,37 @@ static void print_timeline(const struct explanation *x)
 	for (unsigned int i = 0; i < x->threads.count && ncols < TIMELINE_COLUMNS; i++)
 		if (x->threads.t[i].pid == x->threads.job_pid && x->threads.job_pid)
 			cols[ncols++] = x->threads.t[i].tid;
-	printf("\nTimeline of the job's threads (steps from READY; >> an injection):\n  %6s",
-	       "step");
+	say("\nTimeline of the job's threads (steps from READY; >> an injection):\n  %6s", "step");
 	for (unsigned int c = 0; c < ncols; c++) {
 		const struct thread_ref *t = thread_table_find(&x->threads, cols[c]);
 		char head[40];
 
 		snprintf(head, sizeof(head), "T%u (tid %u)", t ? t->ordinal : 0, cols[c]);
-		printf(" | %-30s", head);
+		say(" | %-30s", head);
 	}
-	printf("\n");
+	say("\n");
 	for (unsigned int i = 0; i < x->row_count; i++) {
 		const struct timeline_row *r = &x->rows[i];
 		unsigned int c = 0;
 
 		if (r->tid == ROW_CUT) {
-			printf("  %6s\n", "...");
+			say("  %6s\n", "...");
 			continue;
 		}
-		printf("  %6" PRIu64, r->step);
+		say("  %6" PRIu64, r->step);
 		if (r->tid == 0) {
-			printf(" | %s\n", r->text);
+			say(" | %s\n", r->text);
 			continue;
 		}
 		while (c < ncols && cols[c] != r->tid)
 			c++;
 		if (c == ncols) { /* a thread beyond the columns */
-			printf(" | tid %u: %.60s\n", r->tid, r->text);
+			say(" | tid %u: %.60s\n", r->tid, r->text);
 			continue;
 		}
 		for (unsigned int k = 0; k < c; k++)
-			printf(" | %-30s", "");
-		printf(" | %.60s\n", r->text);
+			say(" | %-30s", "");
+		say(" | %.60s\n", r->text);
 	}
 }
 
@@ -441,7 +450,7 @@ static void locate_pair(struct explanation *x)
 }
 
 int explain_report(struct explanation *x, const struct executor *ex, const struct replay_case *c,
-		   const char *path, const char *json_path)
+		   const char *path, const char *json_path, FILE *text)
 {
 	char min_path[4200], out_path[4200];
 	uint8_t raw[INPUT_MAX_SIZE];
@@ -453,19 +462,20 @@ int explain_report(struct explanation *x, const struct executor *ex, const struc
 	snprintf(out_path, sizeof(out_path), "%s", json_path ? json_path : "");
 	if (!json_path)
 		snprintf(out_path, sizeof(out_path), "%s.explain.json", path);
+	report_text = text;
 	locate_pair(x);
 	print_failure(x, path);
 	print_minimal(x, min_path);
-	printf("\nWhere %s landed:\n", x->landing_count == 1 ? "it" : "they");
+	say("\nWhere %s landed:\n", x->landing_count == 1 ? "it" : "they");
 	for (unsigned int i = 0; i < x->landing_count; i++)
 		print_landing(&x->landings[i]);
 	if (x->window_count)
-		printf("\nThe deciding window (moving one injection, the rest kept):\n");
+		say("\nThe deciding window (moving one injection, the rest kept):\n");
 	for (unsigned int i = 0; i < x->window_count; i++)
 		print_window(&x->windows[i]);
 	print_pair(x);
 	print_timeline(x);
-	fflush(stdout);
+	fflush(text);
 	rc = c->is_artifact
 		     ? artifact_write_to(min_path, job, ex, raw, input_encode(&x->minimal, raw),
 					 &x->minimal, &x->final)
@@ -475,6 +485,15 @@ int explain_report(struct explanation *x, const struct executor *ex, const struc
 		rc = json_write_atomic(out_path, json);
 	cJSON_Delete(json);
 	if (!rc)
-		fprintf(stderr, "rewind-harness: explanation written to %s\n", out_path);
+		fprintf(stderr, "%s: explanation written to %s\n", rw_log.program, out_path);
 	return rc;
+}
+
+cJSON *explain_report_json(const struct explanation *x, const struct replay_case *c,
+			   const char *path)
+{
+	char min_path[4200];
+
+	snprintf(min_path, sizeof(min_path), "%s.min.json", path);
+	return explanation_json(x, path, c->is_artifact ? min_path : "");
 }

@@ -95,10 +95,15 @@ struct explanation {
 };
 
 /*
- * Prints the explanation, writes it as JSON (json_path, or PATH.explain.json)
- * and the minimal schedule as an artifact (PATH.min.json). 0 or -errno.
+ * Prints the explanation to text (stdout, or stderr under --json), writes
+ * it as JSON (json_path, or PATH.explain.json) and the minimal schedule as
+ * an artifact (PATH.min.json). 0 or -errno.
  */
 int explain_report(struct explanation *x, const struct executor *ex, const struct replay_case *c,
-		   const char *path, const char *json_path);
+		   const char *path, const char *json_path, FILE *text);
+
+/* The explanation as JSON ("format": "rewind-explanation"), what explain_report writes. */
+cJSON *explain_report_json(const struct explanation *x, const struct replay_case *c,
+			   const char *path);
 
 #endif

@@ -1,27 +1,33 @@
 /*
  * `rewind fuzz`: afl-fuzz on a job's schedules with rewind-harness as its
  * target, a progress line every 5 s, then a replay of the first failure.
- * The pieces: fuzz_main.c (options, the run from start to verdict),
- * fuzz_setup.c (the tools, the output folder, the probe run that picks the
- * corpus), fuzz_afl.c (afl-fuzz started, watched, stopped), fuzz_verdict.c
- * (what the harness saw, and the replay), fuzz_child.c (waiting for a
- * child), fuzz_signal.c (the signals that stop a run), fuzz_say.c (errors
- * and log tails).
+ * The pieces: fuzz_main.c (the usage, the run from start to verdict),
+ * fuzz_options.c (the command line and the job it names, checked before
+ * anything is made), fuzz_setup.c (the tools, the output folder, the probe
+ * run that picks the corpus), fuzz_afl.c (afl-fuzz started, watched,
+ * stopped), fuzz_verdict.c (what the harness saw, and the replay),
+ * fuzz_child.c (waiting for a child), fuzz_signal.c (the signals that stop
+ * a run), fuzz_say.c (progress lines, errors and log tails).
  */
 #ifndef REWIND_FUZZ_H
 #define REWIND_FUZZ_H
+
+#include "harness/job.h"
+#include "vmm/exit_status.h"
+#include "vmm/log.h"
 
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* Exit statuses, for CI: a setup error is never a pass. */
+/* Exit statuses (docs/exit-status.md): a setup error is never a pass. */
 enum fuzz_status {
-	FUZZ_FOUND = 0,		/* a failure, and its replay is identical */
-	FUZZ_NOTHING = 1,	/* no failure within the time */
-	FUZZ_SETUP = 2,		/* bad usage, a job that does not run, afl-fuzz failing */
-	FUZZ_REPLAY_DIFFERS = 3 /* a failure, but its replay differs */
+	FUZZ_NOTHING = REWIND_EXIT_OK,		   /* no failure within the time */
+	FUZZ_FOUND = REWIND_EXIT_FOUND,		   /* a failure, and its replay is the same run */
+	FUZZ_SETUP = REWIND_EXIT_USAGE,		   /* bad usage or setup: nothing started */
+	FUZZ_REPLAY_DIFFERS = REWIND_EXIT_DIFFERS, /* a failure, but its replay differs */
+	FUZZ_HOST = REWIND_EXIT_HOST		   /* afl-fuzz died, output lost, no replay */
 };
 
 #define FUZZ_MAX_AFL_OPTS 64
@@ -33,11 +39,20 @@ struct fuzz_options {
 	bool mutator;	  /* Rewind's schedule mutator (not --no-mutator) */
 	const char *afl_opts[FUZZ_MAX_AFL_OPTS];
 	size_t afl_opt_count;
-	char **harness_opts; /* HARNESS-OPTIONS (after the first --) */
+	struct harness_job job; /* the job options applied: checked before anything starts */
+	bool job_files_named;	/* --kernel, --initramfs or --job: not the defaults */
+	/* rewind-harness's options for the job (the job options, --map-size), in order */
+	char **harness_opts;
 	size_t harness_opt_count;
-	char **command; /* CMD ARGS (after the second --) */
+	char **command; /* CMD ARGS (after --) */
 	size_t command_len;
 };
+
+/*
+ * The command line into o, every value and file it names checked; nothing
+ * is made or started. 0, FUZZ_SETUP (said), or -1 for --help (the caller prints it).
+ */
+int fuzz_parse_options(int argc, char **argv, struct fuzz_options *o);
 
 /* The tools and folders one run uses. */
 struct fuzz_paths {
@@ -55,10 +70,27 @@ void fuzz_catch_stop_signals(void);
 /* Says which signal stopped the run; 128 + its number, the exit status. */
 int fuzz_stopped_status(void);
 
-/* Prints "rewind-fuzz: error: ..." and returns FUZZ_SETUP. */
-__attribute__((format(printf, 1, 2))) int fuzz_die(const char *fmt, ...);
+/* Prints "NAME: error: ..." (NAME: what the user typed, "rewind fuzz"); FUZZ_SETUP. */
+#define fuzz_die(fmt, ...)                                                                         \
+	({                                                                                         \
+		rw_err(fmt, ##__VA_ARGS__);                                                        \
+		FUZZ_SETUP;                                                                        \
+	})
 
-/* Finds the tools and checks them, /dev/kvm, the corpus; makes the empty output folder. */
+/* Prints "NAME: error: ..." for what the host could not finish; FUZZ_HOST. */
+#define fuzz_host_error(fmt, ...)                                                                  \
+	({                                                                                         \
+		rw_err(fmt, ##__VA_ARGS__);                                                        \
+		FUZZ_HOST;                                                                         \
+	})
+
+/* Prints "NAME: " and the line: a progress or result line of the run. */
+__attribute__((format(printf, 1, 2))) void fuzz_say(const char *fmt, ...);
+
+/*
+ * Checks --corpus and --out, finds the tools, checks /dev/kvm; then makes
+ * the empty output folder.
+ */
 int fuzz_setup(const struct fuzz_options *o, struct fuzz_paths *p);
 
 /*
@@ -89,8 +121,8 @@ int fuzz_read_progress(const char *path, struct fuzz_progress *pr);
 
 /*
  * After afl-fuzz ended with wait status status (-1: unknown): its numbers,
- * or why it failed. 0, or FUZZ_SETUP when it failed before the harness saw
- * a failure.
+ * or why it failed. 0; FUZZ_SETUP when it failed before the job's first
+ * execution, FUZZ_HOST when it died later, before the harness saw a failure.
  */
 int fuzz_afl_ended(const struct fuzz_paths *p, int status);
 

@@ -86,7 +86,7 @@ static void settings(const struct fuzz_options *o, const struct fuzz_paths *p,
 
 /*
  * afl-fuzz -V S -t 10000+ -m none -i CORPUS -o OUT AFL-OPTS -- rewind-harness
- * --artifacts OUT/artifacts --progress OUT/progress.json HARNESS-OPTIONS @@
+ * --artifacts OUT/artifacts --progress OUT/progress.json JOB-OPTIONS @@
  * [-- CMD ARGS]
  */
 static void afl_command(const struct fuzz_options *o, const struct fuzz_paths *p,
@@ -126,15 +126,11 @@ static void print_progress(const struct fuzz_paths *p, double elapsed)
 
 	snprintf(instance, sizeof(instance), "%s/default", p->out);
 	if (fuzz_read_progress(p->progress, &pr)) {
-		fprintf(stderr,
-			"rewind-fuzz: %4.0fs  afl-fuzz is starting the job (a guest boots first)\n",
-			elapsed);
+		fuzz_say("%4.0fs  afl-fuzz is starting the job (a guest boots first)\n", elapsed);
 		return;
 	}
-	fprintf(stderr,
-		"rewind-fuzz: %4.0fs  execs %llu  failures %llu  corpus %u  re-runs answered "
-		"%llu\n",
-		elapsed, pr.execs, pr.failures, afl_queue_entries(instance), pr.answered);
+	fuzz_say("%4.0fs  execs %llu  failures %llu  corpus %u  re-runs answered %llu\n", elapsed,
+		 pr.execs, pr.failures, afl_queue_entries(instance), pr.answered);
 }
 
 /* Stops afl-fuzz: SIGINT (it stops its target and saves its state), SIGKILL after 20 s. */
@@ -159,7 +155,8 @@ static int watch_afl(const struct fuzz_options *o, const struct fuzz_paths *p, p
 		if (got == pid)
 			break;
 		if (got < 0 && errno != EINTR) {
-			fuzz_die("cannot wait for afl-fuzz: %s", strerror(errno));
+			rw_err_errno(errno, "cannot wait for afl-fuzz");
+			kill(pid, SIGKILL);
 			return -1;
 		}
 		if (now >= next) {
@@ -168,10 +165,7 @@ static int watch_afl(const struct fuzz_options *o, const struct fuzz_paths *p, p
 		}
 		if (sent < 2 && (fuzz_stop_signal || now > deadline)) {
 			if (!fuzz_stop_signal && !sent)
-				fprintf(stderr,
-					"rewind-fuzz: afl-fuzz overstayed its %u s: stopping "
-					"it\n",
-					o->seconds);
+				fuzz_say("afl-fuzz overstayed its %u s: stopping it\n", o->seconds);
 			stop_afl(pid, &sent, &deadline);
 		}
 		usleep(100 * 1000);
@@ -189,12 +183,12 @@ int fuzz_run_afl(const struct fuzz_options *o, const struct fuzz_paths *p)
 		return 0;
 	c.argc = c.envc = 0;
 	afl_command(o, p, &c);
-	fprintf(stderr, "rewind-fuzz: fuzzing for at most %us:", o->seconds);
+	fuzz_say("fuzzing for at most %us:", o->seconds);
 	for (size_t i = 0; i < c.argc; i++)
 		fprintf(stderr, " %s", c.argv[i]);
 	fputc('\n', stderr);
 	pid = spawn_start(c.argv, c.env, p->afl_log);
 	if (pid < 0)
-		return FUZZ_SETUP;
+		return FUZZ_HOST;
 	return fuzz_afl_ended(p, watch_afl(o, p, pid));
 }

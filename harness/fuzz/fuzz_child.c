@@ -28,10 +28,9 @@ int fuzz_wait_child(pid_t pid, const char *what)
 		if (got < 0 && errno != EINTR)
 			return -1;
 		if (now >= next) {
-			fprintf(stderr,
-				"rewind-fuzz: %4.0fs  still waiting for %s (a guest boots "
-				"first; a loaded machine makes that slow)\n",
-				now - start, what);
+			fuzz_say("%4.0fs  still waiting for %s (a guest boots first; a loaded "
+				 "machine makes that slow)\n",
+				 now - start, what);
 			/* from now: after a stall of the whole machine (a box whose host
 			 * cores were all busy), one line, not one for each 15 s missed */
 			next = now + STILL_RUNNING_EVERY_S;

@@ -1,4 +1,4 @@
-/* What `rewind fuzz` says when something goes wrong: the error, and a log's last lines. */
+/* What `rewind fuzz` says: its progress and results, and a log's last lines. */
 #include "harness/fuzz/fuzz.h"
 
 #include "vmm/file.h"
@@ -9,16 +9,14 @@
 
 #define LOG_TAIL_MAX (64u << 20)
 
-int fuzz_die(const char *fmt, ...)
+void fuzz_say(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("rewind-fuzz: error: ", stderr);
+	fprintf(stderr, "%s: ", rw_log.program);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return FUZZ_SETUP;
 }
 
 void fuzz_tail(const char *log, unsigned int lines)

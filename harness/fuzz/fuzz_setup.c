@@ -4,6 +4,7 @@
 
 #include "reports/spawn.h"
 #include "vmm/file.h"
+#include "vmm/install_paths.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,18 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The folder this program lies in (build/bin): the built tools are found from it. */
-static int own_folder(char *out, size_t len)
+/* Where this program's tools lie (install_paths.h): the build tree, or an installed PREFIX. */
+static int own_folder(struct install_paths *where)
 {
-	ssize_t n = readlink("/proc/self/exe", out, len - 1);
-	char *slash;
+	int rc = install_paths_get(where);
 
-	if (n < 0)
-		return fuzz_die("cannot find my own program (/proc/self/exe): %s", strerror(errno));
-	out[n] = 0;
-	slash = strrchr(out, '/');
-	if (slash)
-		*slash = 0;
+	if (rc < 0)
+		return fuzz_die("cannot find my own program (/proc/self/exe): %s", strerror(-rc));
 	return 0;
 }
 
@@ -49,23 +45,24 @@ static bool on_path(const char *name)
 
 static int find_tools(const struct fuzz_options *o, struct fuzz_paths *p)
 {
-	char bin[PATH_MAX], up[PATH_MAX + 8];
+	struct install_paths where;
 	const char *harness = getenv("REWIND_HARNESS"), *mutator = getenv("REWIND_MUTATOR");
 
-	if (own_folder(bin, sizeof(bin)))
+	if (own_folder(&where))
 		return FUZZ_SETUP;
-	snprintf(up, sizeof(up), "%s/../..", bin);
-	if (!realpath(up, p->root))
-		return fuzz_die("cannot find the tree I was built in (%s): %s", up,
+	/* p->root holds corpus/: the checkout, or PREFIX/share/rewind */
+	if (!realpath(where.share, p->root))
+		return fuzz_die("cannot find the tree I was built in (%s): %s", where.share,
 				strerror(errno));
-	snprintf(p->harness, sizeof(p->harness), "%s", harness ? harness : bin);
-	if (!harness)
-		snprintf(p->harness, sizeof(p->harness), "%.*s/rewind-harness", PATH_MAX - 20, bin);
+	if (harness)
+		snprintf(p->harness, sizeof(p->harness), "%s", harness);
+	else if (install_paths_program(&where, "rewind-harness", p->harness, sizeof(p->harness)))
+		return fuzz_die("%s/rewind-harness: the path is too long", where.bin);
 	if (mutator)
 		snprintf(p->mutator, sizeof(p->mutator), "%s", mutator);
 	else
-		snprintf(p->mutator, sizeof(p->mutator), "%.*s/../lib/rewind-mutator.so",
-			 PATH_MAX - 30, bin);
+		snprintf(p->mutator, sizeof(p->mutator), "%.*s/rewind-mutator.so", PATH_MAX - 20,
+			 where.lib);
 	if (!on_path("afl-fuzz"))
 		return fuzz_die("afl-fuzz not found: install afl++ (make deps)");
 	if (access(p->harness, X_OK))
@@ -109,9 +106,11 @@ static int make_folder(const char *path)
 	return 0;
 }
 
-/* Results are never deleted: OUT must be new or empty. */
-static int make_out(const struct fuzz_options *o, struct fuzz_paths *p)
+/* Results are never deleted: OUT must be new or an empty folder. */
+static int check_out(const struct fuzz_options *o, struct fuzz_paths *p)
 {
+	struct stat st;
+
 	if (o->out && strlen(o->out) > PATH_MAX - 64)
 		return fuzz_die("--out %.40s...: the path is too long", o->out);
 	if (o->out) {
@@ -123,6 +122,15 @@ static int make_out(const struct fuzz_options *o, struct fuzz_paths *p)
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
 		snprintf(p->out, sizeof(p->out), "rewind-fuzz-out/run-%s", stamp);
 	}
+	if (stat(p->out, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return fuzz_die("--out %s is a file, not a folder; give a folder for the "
+					"results",
+					p->out);
+	} else if (errno != ENOENT) { /* a file on its path */
+		rw_err_errno(errno, "--out %s", p->out);
+		return FUZZ_SETUP;
+	}
 	if (!holds_nothing(p->out))
 		return fuzz_die("%s already holds an earlier run's results (its crash artifacts "
 				"too); nothing was deleted: pick another --out, or move it away "
@@ -132,23 +140,41 @@ static int make_out(const struct fuzz_options *o, struct fuzz_paths *p)
 	snprintf(p->artifacts, sizeof(p->artifacts), "%s/artifacts", p->out);
 	snprintf(p->afl_log, sizeof(p->afl_log), "%s/afl.log", p->out);
 	snprintf(p->probe_log, sizeof(p->probe_log), "%s/probe.log", p->out);
-	return make_folder(p->out);
+	return 0;
+}
+
+/* --corpus: a folder of inputs. */
+static int check_corpus(const struct fuzz_options *o, struct fuzz_paths *p)
+{
+	struct stat st;
+
+	if (!o->corpus)
+		return 0;
+	if (stat(o->corpus, &st) < 0) {
+		rw_err_errno(errno, "--corpus %s", o->corpus);
+		return FUZZ_SETUP;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return fuzz_die("--corpus %s is a file, not a folder of inputs", o->corpus);
+	if (strlen(o->corpus) >= sizeof(p->corpus))
+		return fuzz_die("--corpus %.40s...: the path is too long", o->corpus);
+	snprintf(p->corpus, sizeof(p->corpus), "%s", o->corpus);
+	return 0;
 }
 
 int fuzz_setup(const struct fuzz_options *o, struct fuzz_paths *p)
 {
-	struct stat st;
-	int rc = find_tools(o, p);
+	int rc = check_corpus(o, p);
 
+	if (!rc)
+		rc = check_out(o, p);
+	if (!rc)
+		rc = find_tools(o, p);
 	if (rc)
 		return rc;
-	if (o->corpus && (stat(o->corpus, &st) || !S_ISDIR(st.st_mode)))
-		return fuzz_die("corpus %s not found", o->corpus);
 	if (access("/dev/kvm", F_OK))
-		return fuzz_die("no /dev/kvm here: run me through tests/box/run");
-	if (o->corpus)
-		snprintf(p->corpus, sizeof(p->corpus), "%s", o->corpus);
-	return make_out(o, p);
+		return fuzz_die("no /dev/kvm here: run it through tests/box/run");
+	return make_folder(p->out);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -174,8 +200,62 @@ static bool log_says(const char *log, const char *what)
 /* Without --corpus: corpus/NAME, said with why. */
 static void default_corpus(struct fuzz_paths *p, const char *name, const char *why)
 {
-	fprintf(stderr, "rewind-fuzz: the job is %s (corpus/%s)\n", why, name);
+	fuzz_say("the job is %s (corpus/%s)\n", why, name);
 	snprintf(p->corpus, sizeof(p->corpus), "%.*s/corpus/%s", PATH_MAX - 32, p->root, name);
+}
+
+/* Copies the inputs of corpus/NAME into the folder at, each as PREFIX-FILE. */
+static int copy_corpus(const struct fuzz_paths *p, const char *name, const char *prefix,
+		       const char *at)
+{
+	char from[PATH_MAX + 64], file[PATH_MAX + 320], to[PATH_MAX + 320];
+	const struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	snprintf(from, sizeof(from), "%.*s/corpus/%s", PATH_MAX - 32, p->root, name);
+	d = opendir(from);
+	if (!d)
+		return fuzz_die("cannot read %s: %s", from, strerror(errno));
+	while (!rc && (e = readdir(d))) {
+		uint8_t *data;
+		size_t len;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%.200s", from, e->d_name);
+		snprintf(to, sizeof(to), "%s/%s-%.200s", at, prefix, e->d_name);
+		rc = file_read_max(file, 1u << 20, "corpus input", &data, &len);
+		if (!rc)
+			rc = file_write_atomic(to, &(struct file_part){data, len}, 1);
+		if (!rc)
+			free(data);
+	}
+	closedir(d);
+	return rc ? fuzz_die("cannot copy the corpus %s into %s", from, at) : 0;
+}
+
+/*
+ * A job that is not instrumented but starts threads gets both samplers:
+ * priority schedules over its threads' accesses (corpus/pct) and
+ * injections at exits (corpus/ledger), whose stall samples reach a race
+ * across a system call that priorities alone reach seldom. OUT/corpus
+ * holds both; the exits' inputs come first in afl-fuzz's queue.
+ */
+static int mixed_corpus(struct fuzz_paths *p)
+{
+	char at[PATH_MAX + 16];
+
+	fuzz_say("the job is not instrumented: priority schedules over its threads' accesses "
+		 "off their own stacks, and stall samples at its exits (corpus/pct and "
+		 "corpus/ledger)\n");
+	snprintf(at, sizeof(at), "%s/corpus", p->out);
+	if (mkdir(at, 0755))
+		return fuzz_die("cannot make %s: %s", at, strerror(errno));
+	if (copy_corpus(p, "ledger", "exits", at) || copy_corpus(p, "pct", "pct", at))
+		return FUZZ_SETUP;
+	snprintf(p->corpus, sizeof(p->corpus), "%.*s", PATH_MAX - 1, at);
+	return 0;
 }
 
 /* Picks the corpus from the probe's exit status (0 or 1: the job ran in pct mode). */
@@ -186,12 +266,10 @@ static int pick_corpus(const struct fuzz_options *o, struct fuzz_paths *p, int s
 	if (fuzz_stop_signal)
 		return 0;
 	if (ran) {
+		if (!o->corpus && log_says(p->probe_log, SAID_KERNEL_EVENTS))
+			return mixed_corpus(p);
 		if (!o->corpus)
-			default_corpus(p, "pct",
-				       log_says(p->probe_log, SAID_KERNEL_EVENTS)
-					       ? "not instrumented: priority schedules over its "
-						 "threads' accesses off their own stacks"
-					       : "instrumented: priority schedules");
+			default_corpus(p, "pct", "instrumented: priority schedules");
 		return 0;
 	}
 	if (log_says(p->probe_log, SAID_NOT_INSTRUMENTED)) {
@@ -226,7 +304,7 @@ int fuzz_probe(const struct fuzz_options *o, struct fuzz_paths *p)
 	argv[a] = NULL;
 	pid = spawn_start(argv, NULL, p->probe_log);
 	if (pid < 0)
-		return FUZZ_SETUP;
+		return FUZZ_HOST;
 	status = fuzz_wait_child(pid, "the probe run (one run of the job, to see it runs)");
 	nftw(probe_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return pick_corpus(o, p, status);

@@ -24,7 +24,7 @@ void fuzz_catch_stop_signals(void)
 
 int fuzz_stopped_status(void)
 {
-	fprintf(stderr, "rewind-fuzz: stopped by signal %d (%s); afl-fuzz and the harness too\n",
-		(int)fuzz_stop_signal, strsignal(fuzz_stop_signal));
+	fuzz_say("stopped by signal %d (%s); afl-fuzz and the harness too\n", (int)fuzz_stop_signal,
+		 strsignal(fuzz_stop_signal));
 	return 128 + fuzz_stop_signal;
 }

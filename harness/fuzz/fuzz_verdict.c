@@ -75,8 +75,7 @@ static void print_afl_stats(const char *stats_path)
 		n = strcspn(line, " :");
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			if (strlen(keys[k]) == n && !strncmp(line, keys[k], n))
-				fprintf(stderr, "rewind-fuzz: %-14s %s\n", keys[k],
-					colon + 1 + strspn(colon + 1, " "));
+				fuzz_say("%-14s %s\n", keys[k], colon + 1 + strspn(colon + 1, " "));
 	}
 	free(data);
 }
@@ -86,6 +85,9 @@ int fuzz_afl_ended(const struct fuzz_paths *p, int status)
 	char stats[PATH_MAX + 32];
 	struct fuzz_progress pr;
 	bool ok = status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	bool ran = !fuzz_read_progress(p->progress, &pr) && pr.execs;
+	const char *how;
+	int code;
 
 	snprintf(stats, sizeof(stats), "%s/default/fuzzer_stats", p->out);
 	if (ok && !access(stats, R_OK)) {
@@ -96,35 +98,47 @@ int fuzz_afl_ended(const struct fuzz_paths *p, int status)
 		return 0;
 	fuzz_tail(p->afl_log, 30);
 	/* afl-fuzz stops on a seed that fails every time: the bug was found at once */
-	if (fuzz_read_progress(p->progress, &pr) || !pr.first_execution)
-		return fuzz_die("afl-fuzz failed (%s %d; log: %s)",
-				status >= 0 && WIFSIGNALED(status) ? "signal" : "status",
-				status < 0	      ? -1
-				: WIFSIGNALED(status) ? WTERMSIG(status)
-						      : WEXITSTATUS(status),
-				p->afl_log);
-	fprintf(stderr,
-		"rewind-fuzz: afl-fuzz stopped (status %d) after the harness saw a failure\n",
-		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	return 0;
+	if (ran && pr.first_execution) {
+		fuzz_say("afl-fuzz stopped (status %d) after the harness saw a failure\n",
+			 status < 0	     ? -1
+			 : WIFEXITED(status) ? WEXITSTATUS(status)
+					     : 128 + WTERMSIG(status));
+		return 0;
+	}
+	how = status >= 0 && WIFSIGNALED(status) ? "signal" : "status";
+	code = status < 0 ? -1 : WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+	/* before the job's first run: its options (--afl-opt) or the job; later: the host */
+	if (!ran)
+		return fuzz_die("afl-fuzz failed before the job's first run (%s %d; log: %s)", how,
+				code, p->afl_log);
+	return fuzz_host_error("afl-fuzz died during the run (%s %d; log: %s)", how, code,
+			       p->afl_log);
 }
 
-/* rewind-harness --replay ARTIFACT --trust: this run wrote it, its host paths may be read. */
+/*
+ * rewind-harness --replay ARTIFACT --trust (this run wrote it, its host
+ * paths may be read), whose status is rewind replay's (docs/exit-status.md):
+ * 1, the failure reproduces, the same run; 3, it differs; 0, it passes,
+ * which a failure's artifact never does unless it differs.
+ */
 static int replay(const struct fuzz_paths *p, const char *artifact)
 {
 	char *argv[] = {(char *)p->harness, "--replay", (char *)artifact, "--trust", NULL};
 	pid_t pid = spawn_start(argv, NULL, NULL);
 	int status = pid < 0 ? -1 : fuzz_wait_child(pid, "the replay");
+	int rc = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
 	if (fuzz_stop_signal)
 		return 0;
-	/* a replay that differs is 3, one that cannot run at all a setup error */
-	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
-		return fuzz_die("the replay could not run (status %d)",
-				status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	if (WEXITSTATUS(status) == 1)
+	if (rc == REWIND_EXIT_DIFFERS || rc == REWIND_EXIT_OK) {
+		fuzz_say("its replay is not the run that found it (see above)\n");
 		return FUZZ_REPLAY_DIFFERS;
-	fprintf(stderr, "rewind-fuzz: why it fails: rewind explain %s --trust\n", artifact);
+	}
+	if (rc != REWIND_EXIT_FOUND)
+		return fuzz_host_error("the replay could not run (status %d): rewind replay %s "
+				       "--trust says why",
+				       rc, artifact);
+	fuzz_say("why it fails: rewind explain %s --trust\n", artifact);
 	return FUZZ_FOUND;
 }
 
@@ -133,14 +147,14 @@ int fuzz_verdict(const struct fuzz_options *o, const struct fuzz_paths *p)
 	struct fuzz_progress pr;
 
 	if (fuzz_read_progress(p->progress, &pr) || !pr.first_execution) {
-		fprintf(stderr, "rewind-fuzz: no failure found in %us\n", o->seconds);
+		fuzz_say("no failure found in %us\n", o->seconds);
 		return FUZZ_NOTHING;
 	}
 	if (!pr.first_artifact[0])
-		return fuzz_die("a failure at execution %llu, but its artifact was not written "
-				"(see %s)",
-				pr.first_execution, p->afl_log);
-	fprintf(stderr, "rewind-fuzz: first failure at execution %llu: %s; replaying it:\n",
-		pr.first_execution, pr.first_artifact);
+		return fuzz_host_error("a failure at execution %llu, but its artifact was not "
+				       "written (see %s)",
+				       pr.first_execution, p->afl_log);
+	fuzz_say("first failure at execution %llu: %s; replaying it:\n", pr.first_execution,
+		 pr.first_artifact);
 	return replay(p, pr.first_artifact);
 }

@@ -48,6 +48,49 @@ static void expect_status(const struct run *r, int status, const char *in_err)
 			 in_err ? in_err : "", r->status, r->out, r->err);
 }
 
+/* The JSON object a command wrote to path (its stdout), parsed; fails the test if it is not one. */
+static cJSON *json_written(const char *path)
+{
+	uint8_t *data;
+	size_t len;
+	cJSON *o;
+
+	assert_int_equal(file_read_max(path, 16u << 20, "JSON", &data, &len), 0);
+	assert_true(len > 0 && data[len - 1] == '\n' && memchr(data, '\n', len) == data + len - 1);
+	o = cJSON_ParseWithLength((const char *)data, len);
+	free(data);
+	assert_non_null(o);
+	return o;
+}
+
+static const char *json_string(const cJSON *o, const char *key)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+
+	if (!v)
+		fail_msg("no string \"%s\" in the JSON", key);
+	return v ? v : "";
+}
+
+static double json_number(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v))
+		fail_msg("no number \"%s\" in the JSON", key);
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* A replay's or explanation's --json verdict: its format, version 1, verdict and exit status. */
+static void expect_verdict(const cJSON *o, const char *format, const char *verdict, int status)
+{
+	assert_string_equal(json_string(o, "format"), format);
+	assert_int_equal((int)json_number(o, "version"), 1);
+	assert_string_equal(json_string(o, "verdict"), verdict);
+	assert_int_equal((int)json_number(o, "exit_status"), status);
+	assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(o, "same")));
+}
+
 /* The trace hash on the outcome line. */
 static void trace_of(const struct run *r, char out[19])
 {
@@ -116,13 +159,13 @@ static void test_stall_loses_an_update_and_replays_exactly(void **state)
 	find_lost_update(artifact, sizeof(artifact));
 	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s", artifact);
 	sh(cmd, a);
-	expect_status(a, 0, "replay identical");
+	expect_status(a, 1, "replay identical"); /* the failure reproduces */
 	sh(cmd, b);
-	expect_status(b, 0, "replay identical");
+	expect_status(b, 1, "replay identical");
 	assert_string_equal(a->out, b->out);
 	assert_non_null(strstr(a->out, "lost update"));
 	sh(HARNESS " --replay " DIR "/lost-update", raw);
-	expect_status(raw, 0, "same outcome and trace every time, 2 runs");
+	expect_status(raw, 1, "same outcome and trace every time, 2 runs");
 	print_message("artifact %s\n", artifact);
 }
 
@@ -136,8 +179,35 @@ static void expect_replay_differs(const char *artifact, const char *sed, const c
 		 "sed -e '%s' %s >" DIR "/edited.json && " HARNESS " --replay " DIR "/edited.json",
 		 sed, artifact);
 	sh(cmd, r);
-	expect_status(r, 1, says);
+	expect_status(r, 3, says);
 	assert_non_null(strstr(r->err, "NOT the same run"));
+}
+
+/*
+ * An artifact whose recorded trace is not this run's: rewind replay --json
+ * says so (same: false, status 3), and rewind explain explains nothing (3).
+ */
+static void differs_said_as_json(const char *artifact)
+{
+	struct run *r = new_run();
+	char cmd[1024];
+	cJSON *o;
+
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e 's/\"trace_xxh3\":[[:space:]]*\"0x[0-9a-f]*\"/\"trace_xxh3\": \"0x2\"/' "
+		 "%s >" DIR "/edited.json && build/bin/rewind replay " DIR
+		 "/edited.json --json >" DIR "/verdict.json",
+		 artifact);
+	sh(cmd, r);
+	expect_status(r, 3, "rewind replay: differs: trace: artifact 0x0000000000000002");
+	o = json_written(DIR "/verdict.json");
+	expect_verdict(o, "rewind-replay", "differs", 3);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "same")));
+	assert_string_equal(json_string(o, "recorded_trace"), "0x0000000000000002");
+	cJSON_Delete(o);
+	sh("build/bin/rewind explain " DIR "/edited.json", r);
+	expect_status(r, 3, "rewind explain: the run is NOT the one the artifact recorded");
+	assert_string_equal(r->out, "");
 }
 
 static void test_replay_names_what_differs(void **state)
@@ -155,6 +225,7 @@ static void test_replay_names_what_differs(void **state)
 	expect_replay_differs(artifact,
 			      "s/\"class\":[[:space:]]*\"signal\"/\"class\": \"deadlock\"/",
 			      "differs: outcome");
+	differs_said_as_json(artifact);
 }
 
 static void test_bad_files_are_refused_clearly(void **state)
@@ -172,13 +243,13 @@ static void test_bad_files_are_refused_clearly(void **state)
 	/* a raw input is what afl-fuzz ran: replayed as the harness decoded it */
 	sh("printf 'RWSI\\001\\000\\000\\000' >" DIR "/short && " HARNESS " --replay " DIR "/short",
 	   r);
-	expect_status(r, 1,
+	expect_status(r, 0, /* decoded: the unperturbed run, which passes */
 		      "short is not in the documented input format (offset 8: input ends "
 		      "inside the 16-byte header); replaying it decoded");
 	sh(HARNESS " --replay " DIR "/no-such-file", r);
 	expect_status(r, 2, "no-such-file");
 	sh(HARNESS " --kernel " DIR "/no-kernel corpus/ledger/empty", r);
-	expect_status(r, 64, "no guest kernel");
+	expect_status(r, 2, "no guest kernel at " DIR "/no-kernel");
 	sh("printf 'RWSI\\001\\000\\000\\000\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\011\\0\\0\\0' "
 	   ">" DIR "/badkind && " HARNESS " " DIR "/badkind",
 	   r);
@@ -477,7 +548,7 @@ static void test_single_step_preemption_lands_exactly(void **state)
 	   " --replay \"$a\" --repeat 5",
 	   r);
 	expect_status(
-		r, 0,
+		r, 1,
 		"replay identical (outcome, step and trace as in the artifact every time, 5 runs");
 }
 
@@ -532,8 +603,8 @@ static void test_every_mode_repeats_exactly_across_20_runs(void **state)
 		snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --repeat 20%s", path,
 			 cases[i].command);
 		sh(cmd, r);
-		/* a passing input repeats too, but "does not reproduce" a failure: status 1 */
-		expect_status(r, strstr(r->err, "does not reproduce: the input passes") ? 1 : 0,
+		/* a passing input repeats too: status 0; a failing one 1 */
+		expect_status(r, strstr(r->err, "outcome pass") ? 0 : 1,
 			      "replay identical (same outcome and trace every time, 20 runs");
 		snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --repeat 1%s", path,
 			 cases[i].command);
@@ -611,7 +682,7 @@ static void test_a_yield_loop_lets_the_other_thread_run(void **state)
 	sh(HARNESS " --random 100 --pct --random-seed 5 --artifacts " DIR "/yield-art -- "
 		   "/tests/yield_wait",
 	   r);
-	expect_status(r, 1, NULL);
+	expect_status(r, 0, NULL); /* no failure found */
 	assert_non_null(strstr(r->out, "random: no failure in 100 executions"));
 }
 
@@ -647,7 +718,7 @@ static void test_a_spin_on_a_flag_lets_the_other_thread_run(void **state)
 	sh(HARNESS " --random 100 --pct --random-seed 5 --artifacts " DIR "/flag-art -- "
 		   "/tests/flag_wait",
 	   r);
-	expect_status(r, 1, NULL);
+	expect_status(r, 0, NULL); /* no failure found */
 	assert_non_null(strstr(r->out, "random: no failure in 100 executions"));
 }
 
@@ -702,8 +773,8 @@ static void test_random_search_runs_and_counts(void **state)
 	sh(HARNESS " --random 20 --counter --random-seed 3 --artifacts " DIR "/rnd-art -- "
 		   "/tests/lost_update",
 	   r);
-	/* seed 3's first counter-mode input already loses the update */
-	expect_status(r, 0, NULL);
+	/* seed 3's first counter-mode input already loses the update: found, 1 */
+	expect_status(r, 1, NULL);
 	assert_non_null(strstr(r->out, "random: first failure (signal) after 1 executions, "));
 	sh(HARNESS " --random 200 --pct --random-seed 3 --artifacts " DIR "/rnd-art -- "
 		   "/tests/lost_update",
@@ -711,7 +782,7 @@ static void test_random_search_runs_and_counts(void **state)
 	sh(HARNESS " --random 200 --pct --random-seed 3 --artifacts " DIR "/rnd-art -- "
 		   "/tests/lost_update",
 	   again);
-	expect_status(r, 0, NULL);
+	expect_status(r, 1, NULL);
 	assert_non_null(strstr(r->out, "random: first failure (signal) after 1 executions, "));
 	/* the same count both times: only the seconds may differ */
 	assert_memory_equal(r->out, again->out, (size_t)(strstr(r->out, " executions") - r->out));
@@ -719,7 +790,7 @@ static void test_random_search_runs_and_counts(void **state)
 	sh(HARNESS " --random 6 --pct --random-seed 3 --keep-going --artifacts " DIR "/rnd-art -- "
 		   "/tests/lost_update",
 	   r);
-	expect_status(r, 0, NULL);
+	expect_status(r, 1, NULL);
 	assert_non_null(strstr(r->out, "random: first failure (signal) after 1 executions, "));
 	assert_non_null(strstr(r->out, "random: 6 executions in "));
 	assert_null(strstr(r->out, "random: no failure"));
@@ -737,9 +808,9 @@ static void test_counter_mode_needs_an_instrumented_job(void **state)
 	(void)state;
 	write_counter_input(DIR "/counter-empty", "");
 	sh(HARNESS " " DIR "/counter-empty", r); /* the ledger is built without the runtime */
-	expect_status(r, 64, "counter mode needs a job built with guest/rewind-cc");
+	expect_status(r, 2, "counter mode needs a job built with guest/rewind-cc");
 	sh(HARNESS " corpus/pct/empty -- /bin/hello", r);
-	expect_status(r, 64, "never started Rewind's runtime");
+	expect_status(r, 2, "never started Rewind's runtime");
 	sh(HARNESS " corpus/pct/empty", r); /* the ledger's tellers are threads */
 	expect_status(r, 0, "the job is not instrumented: its schedule events are its threads'");
 }
@@ -754,7 +825,7 @@ static void pct_samples_find(const char *command, int samples, const char *cls)
 		 HARNESS " --random %d --pct --random-seed 1 --artifacts " DIR "/samples-art -- %s",
 		 samples, command);
 	sh(cmd, r);
-	expect_status(r, 0, NULL);
+	expect_status(r, 1, NULL); /* a failure found */
 	snprintf(want, sizeof(want), "random: first failure (%s) after ", cls);
 	assert_non_null(strstr(r->out, want));
 	print_message("%s", r->out);
@@ -807,16 +878,19 @@ static void test_racy_events_count_the_shared_data(void **state)
 	sh("rm -rf " DIR "/racy-art && REWIND_PCT_RACY=8 " HARNESS
 	   " --random 20 --pct --random-seed 2 --artifacts " DIR "/racy-art -- /tests/reorder_many",
 	   found);
-	expect_status(found, 0, NULL);
+	expect_status(found, 1, NULL); /* a failure found */
 	print_message("%s", found->out);
 	assert_non_null(strstr(found->out, "random: first failure (signal) after "));
-	sh("for f in " DIR "/racy-art/*.json; do " HARNESS " --replay \"$f\" || exit 1; done",
+	/* each artifact's failure reproduces: status 1 */
+	sh("for f in " DIR "/racy-art/*.json; do " HARNESS
+	   " --replay \"$f\"; [ $? = 1 ] || exit 1; "
+	   "done",
 	   again);
 	expect_status(again, 0, "replay identical");
 	/* as rewind fuzz's harness learns the map: seed 0's log from the k profile, 3 runs more */
 	again = new_run();
 	sh("for f in " DIR "/racy-art/*.json; do REWIND_PROGRESS_FILE=" DIR
-	   "/racy-progress.json " HARNESS " --replay \"$f\" || exit 1; done",
+	   "/racy-progress.json " HARNESS " --replay \"$f\"; [ $? = 1 ] || exit 1; done",
 	   again);
 	expect_status(again, 0, "replay identical");
 }
@@ -837,7 +911,7 @@ static void test_wide_samples_find_and_replay(void **state)
 	   " --random 12 --pct --keep-going --random-seed 4 --artifacts " DIR
 	   "/wide-art -- /tests/lost_update",
 	   r);
-	expect_status(r, 0, NULL);
+	expect_status(r, 1, NULL); /* failures found */
 	print_message("%s", r->out);
 	assert_non_null(strstr(r->out, "random: first failure (signal) after "));
 	sh("for f in " DIR
@@ -845,7 +919,9 @@ static void test_wide_samples_find_and_replay(void **state)
 	   "exit 1; done && echo all wide >&2",
 	   said);
 	expect_status(said, 0, "all wide");
-	sh("for f in " DIR "/wide-art/*.json; do " HARNESS " --replay \"$f\" || exit 1; done",
+	sh("for f in " DIR "/wide-art/*.json; do " HARNESS
+	   " --replay \"$f\"; [ $? = 1 ] || exit 1; "
+	   "done",
 	   again);
 	expect_status(again, 0, "replay identical");
 }
@@ -901,7 +977,7 @@ static void test_pct_mode_leaves_a_dynamic_binarys_c_library_out(void **state)
 	sh(HARNESS " --add " DIR "/check_then_act_dyn --random 100 --pct --random-seed 1 "
 		   "--artifacts " DIR "/dyn-art -- /bin/check_then_act_dyn",
 	   samples);
-	expect_status(samples, 0, NULL);
+	expect_status(samples, 1, NULL); /* a failure found */
 	assert_non_null(strstr(samples->out, "random: first failure (signal) after "));
 }
 
@@ -919,7 +995,7 @@ static void plain_bug_found_and_twin_passes(const char *name, const char *cls)
 	snprintf(cmd, sizeof(cmd),
 		 HARNESS " --random 30 --pct --random-seed 1 -- /tests/plain/%s_fixed", name);
 	sh(cmd, r);
-	expect_status(r, 1, NULL);
+	expect_status(r, 0, NULL); /* no failure found */
 	assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
 }
 
@@ -960,7 +1036,7 @@ static void plain_program_passes(const char *command, const char *expected, int 
 	snprintf(cmd, sizeof(cmd), HARNESS " --random %d --pct --random-seed 1 -- %s", samples,
 		 command);
 	sh(cmd, r);
-	expect_status(r, 1, NULL); /* no failure found */
+	expect_status(r, 0, NULL); /* no failure found */
 	snprintf(said, sizeof(said), "random: no failure in %d executions", samples);
 	assert_non_null(strstr(r->out, said));
 }
@@ -1503,7 +1579,7 @@ static void test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it(void **state)
 	sh("rm -rf " DIR "/afl && REWIND_HARNESS=" HARNESS_AFL
 	   " build/bin/rewind fuzz --seconds 300 --afl-opt -p --afl-opt fast --out " DIR "/afl",
 	   r);
-	expect_status(r, 0, "replay identical");
+	expect_status(r, 1, "replay identical");
 	assert_non_null(strstr(r->err, " -o " DIR "/afl -p fast -- "));
 	sh("cat " DIR "/afl/default/fuzzer_stats", t);
 	execs = stat_of(t->out, "execs_done");
@@ -1554,7 +1630,7 @@ static void afl_finds(const char *corpus, const char *command, int seconds, cons
 		 "/afl-%s -- -- %s",
 		 name, seconds, corpus, name, command);
 	sh(cmd, r);
-	expect_status(r, 0, "replay identical");
+	expect_status(r, 1, "replay identical");
 	assert_non_null(strstr(r->out, said));
 	snprintf(cmd, sizeof(cmd), "cat " DIR "/afl-%s/default/fuzzer_stats", name);
 	sh(cmd, t);
@@ -1566,40 +1642,59 @@ static void afl_finds(const char *corpus, const char *command, int seconds, cons
 }
 
 /*
- * rewind fuzz with its defaults on an instrumented test: it sees the
- * runtime, searches priority schedules (corpus/pct) and reports the first
- * failure the harness saw, with its execution.
+ * rewind fuzz with its defaults on an instrumented test (JOB: the job
+ * options and -- CMD, as a user types them after rewind fuzz's own): it
+ * sees the runtime, searches priority schedules (corpus/pct), reports the
+ * first failure the harness saw, with its execution, and exits 1 (a
+ * failure found, its replay the same run) into DIR/rf-NAME.
  */
-static void rewind_fuzz_finds(const char *command, int seconds, const char *picked,
-			      const char *said)
+static void rewind_fuzz_finds_job(const char *name, const char *job, int seconds,
+				  const char *picked, const char *said)
 {
 	struct run *r = new_run();
-	const char *name = strrchr(command, '/') + 1;
-	char cmd[512];
+	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd),
 		 "rm -rf " DIR "/rf-%s && REWIND_HARNESS=" HARNESS_AFL
-		 " build/bin/rewind fuzz --seconds %d --out " DIR "/rf-%s -- -- %s",
-		 name, seconds, name, command);
+		 " build/bin/rewind fuzz --seconds %d --out " DIR "/rf-%s %s",
+		 name, seconds, name, job);
 	sh(cmd, r);
-	expect_status(r, 0, "replay identical");
+	expect_status(r, 1, "replay identical");
 	assert_non_null(strstr(r->err, picked));
 	assert_non_null(strstr(r->out, said));
-	print_message("%s: %s", command, strstr(r->err, "rewind-fuzz: first failure at execution"));
+	assert_non_null(strstr(r->err, "rewind fuzz: why it fails: rewind explain "));
+	print_message("%s: %s", job, strstr(r->err, "rewind fuzz: first failure at execution"));
 }
 
-/* The plain counter++ race, built with guest/rewind-cc: priority schedules find it at once. */
+/* rewind_fuzz_finds_job on a command of the guest's image: -- COMMAND. */
+static void rewind_fuzz_finds(const char *command, int seconds, const char *picked,
+			      const char *said)
+{
+	char job[256];
+
+	snprintf(job, sizeof(job), "-- %s", command);
+	rewind_fuzz_finds_job(strrchr(command, '/') + 1, job, seconds, picked, said);
+}
+
+/*
+ * The plain counter++ race, built with guest/rewind-cc: priority schedules
+ * find it at once. The test is added from the host, as a user adds theirs:
+ * rewind fuzz takes the job's options directly.
+ */
 static void test_rewind_fuzz_finds_the_lost_update_with_priority_schedules(void **state)
 {
 	struct run *r;
 
 	(void)state;
-	rewind_fuzz_finds("/tests/lost_update", 300, "the job is instrumented",
-			  "lost_update: counter is ");
-	/* the artifacts folder of a fresh run holds artifacts only: all of them replay */
+	rewind_fuzz_finds_job("lost_update",
+			      "--add build/guest/bin/tests/lost_update:/bin/lost_update -- "
+			      "/bin/lost_update",
+			      300, "the job is instrumented", "lost_update: counter is ");
+	/* the artifacts folder of a fresh run holds artifacts only: all of them replay
+	 * (--trust: they add a file from this host, and this test wrote them) */
 	r = new_run();
-	sh("build/bin/rewind replay " DIR "/rf-lost_update/artifacts/*.json", r);
-	expect_status(r, 0, "replay identical");
+	sh("build/bin/rewind replay " DIR "/rf-lost_update/artifacts/*.json --trust", r);
+	expect_status(r, 1, "replay identical");
 }
 
 /* C++ (std::thread, std::mutex, std::atomic), built with guest/rewind-c++: a wrong lock. */
@@ -1725,13 +1820,53 @@ static void explain(const char *path, const char *extra, struct run *r)
 	snprintf(cmd, sizeof(cmd), HARNESS " --explain %s%s", path, extra);
 	sh(cmd, r);
 	print_message("%s", r->out);
-	expect_status(r, 0, NULL);
+	expect_status(r, 1, NULL); /* it fails, and is explained */
 }
 
 static void expect_out(const struct run *r, const char *want)
 {
 	if (!strstr(r->out, want))
 		fail_msg("no '%s' in the explanation:\n%s\nstderr:\n%s", want, r->out, r->err);
+}
+
+/*
+ * rewind explain --json on an explained failure (the minimal artifact: a
+ * short minimisation): one object on stdout, the verdict and the
+ * explanation the text gives (now on stderr); on an input that passes, the
+ * verdict 0 and no explanation.
+ */
+static void explain_json_of_the_minimal(const char *artifact)
+{
+	struct run *r = new_run();
+	char cmd[1024];
+	cJSON *o, *x;
+
+	snprintf(cmd, sizeof(cmd),
+		 "build/bin/rewind explain %s.min.json --json -o " DIR "/min.explain.json >" DIR
+		 "/explain-verdict.json",
+		 artifact);
+	sh(cmd, r);
+	expect_status(r, 1, "Minimal schedule: 1 injection"); /* the text, on stderr */
+	o = json_written(DIR "/explain-verdict.json");
+	expect_verdict(o, "rewind-explain", "fail", 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "same")));
+	assert_string_equal(json_string(o, "outcome"), "signal");
+	assert_string_equal(json_string(o, "signal"), "ABRT");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "job_status")));
+	assert_string_equal(json_string(o, "trace"), json_string(o, "recorded_trace"));
+	x = cJSON_GetObjectItemCaseSensitive(o, "explanation");
+	assert_string_equal(json_string(x, "format"), "rewind-explanation");
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x, "landings")) == 1);
+	cJSON_Delete(o);
+	sh("build/bin/rewind explain --raw corpus/ledger/empty --json >" DIR
+	   "/explain-verdict.json",
+	   r);
+	expect_status(r, 0, "rewind explain: corpus/ledger/empty does not fail (outcome pass)");
+	o = json_written(DIR "/explain-verdict.json");
+	expect_verdict(o, "rewind-explain", "pass", 0);
+	assert_string_equal(json_string(o, "kind"), "raw");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "explanation")));
+	cJSON_Delete(o);
 }
 
 /*
@@ -1771,10 +1906,11 @@ static void test_explain_names_the_stalled_deposit(void **state)
 	/* the minimised schedule is an artifact that replays exactly */
 	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s.min.json", artifact);
 	sh(cmd, replay);
-	expect_status(replay, 0, "replay identical");
+	expect_status(replay, 1, "replay identical");
 	snprintf(cmd, sizeof(cmd), "grep -c '\"landings\"' %s.explain.json", artifact);
 	sh(cmd, r);
 	expect_status(r, 0, NULL);
+	explain_json_of_the_minimal(artifact);
 }
 
 /* A preempt-insns landing in the plain /bin/tally is named by its function, count(). */
@@ -1821,26 +1957,29 @@ static void test_explain_names_the_racing_pair(void **state)
 }
 
 /*
- * Replay says whether a failure reproduces: a raw input that passes does
- * not; an artifact replayed with its job changed (the program replaced)
- * says what changed and no longer fails; --expect-fixed turns that into
- * success, and fails while the bug is still there.
+ * Replay says whether a failure reproduces (docs/exit-status.md): a raw
+ * input that passes is 0, an artifact whose failure reproduces 1; an
+ * artifact replayed with its job changed (the program replaced) says what
+ * changed and that it no longer fails as recorded (3); --expect-fixed turns
+ * that into success (0), and is 1 while the bug is still there. --json
+ * gives the verdict as one object on stdout.
  */
 static void test_replay_is_honest(void **state)
 {
 	struct run *r = new_run();
 	char artifact[512], cmd[1024];
+	cJSON *o;
 
 	(void)state;
 	sh(HARNESS " --replay corpus/ledger/empty", r);
-	expect_status(r, 1, "does not reproduce: the input passes");
+	expect_status(r, 0, "replay identical (same outcome and trace every time, 2 runs");
 	sh(HARNESS " --replay corpus/ledger/empty --expect-fixed", r);
 	expect_status(r, 0, "fixed: the failure is gone");
 	find_lost_update(artifact, sizeof(artifact));
 	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --add build/guest/bin/true:/bin/ledger",
 		 artifact);
 	sh(cmd, r);
-	expect_status(r, 1, "does not reproduce with the changed job: outcome pass");
+	expect_status(r, 3, "does not reproduce with the changed job: outcome pass");
 	assert_non_null(strstr(r->err, "replaying with the artifact's job changed: --add "
 				       "build/guest/bin/true:/bin/ledger"));
 	snprintf(cmd, sizeof(cmd),
@@ -1853,15 +1992,40 @@ static void test_replay_is_honest(void **state)
 	expect_status(r, 1, "still fails: signal");
 	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --stuck-ms 3000", artifact);
 	sh(cmd, r);
-	expect_status(r, 0, "reproduces with the changed job: signal");
+	expect_status(r, 1, "reproduces with the changed job: signal");
 	/* options after the input, and several files to replay: the worst status counts */
 	sh(HARNESS " corpus/ledger/empty --wall-ms 20000 -- /bin/ledger", r);
 	expect_status(r, 0, "outcome pass");
 	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s corpus/ledger/empty", artifact);
 	sh(cmd, r);
-	expect_status(r, 1, "does not reproduce: the input passes");
-	assert_non_null(strstr(r->err, "(2 of 2)"));
+	expect_status(r, 1, "(2 of 2)");
 	assert_non_null(strstr(r->err, "outcome, step and trace as in the artifact"));
+	assert_non_null(strstr(r->err, "same outcome and trace every time, 2 runs"));
+	/* --json: one object on stdout, the guest's output on stderr */
+	snprintf(cmd, sizeof(cmd), "build/bin/rewind replay %s --json >" DIR "/verdict.json",
+		 artifact);
+	sh(cmd, r);
+	expect_status(r, 1, "ledger: lost update: balance 500, expected 507");
+	assert_non_null(strstr(r->err, "rewind replay: replay identical (outcome, step and trace"));
+	o = json_written(DIR "/verdict.json");
+	expect_verdict(o, "rewind-replay", "fail", 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "same")));
+	assert_string_equal(json_string(o, "file"), artifact);
+	assert_string_equal(json_string(o, "kind"), "artifact");
+	assert_string_equal(json_string(o, "outcome"), "signal");
+	assert_string_equal(json_string(o, "signal"), "ABRT");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "job_status")));
+	assert_true(json_number(o, "steps") == json_number(o, "recorded_steps"));
+	assert_string_equal(json_string(o, "trace"), json_string(o, "recorded_trace"));
+	cJSON_Delete(o);
+	sh("build/bin/rewind replay corpus/ledger/empty --json >" DIR "/verdict.json", r);
+	expect_status(r, 0, "ledger: balance 507");
+	o = json_written(DIR "/verdict.json");
+	expect_verdict(o, "rewind-replay", "pass", 0);
+	assert_string_equal(json_string(o, "kind"), "raw");
+	assert_int_equal((int)json_number(o, "job_status"), 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "signal")));
+	cJSON_Delete(o);
 }
 
 /*
@@ -1885,7 +2049,7 @@ static void test_a_flood_is_a_bounded_failure(void **state)
 	assert_true(strtol(r->out, NULL, 10) < 64 * 1024);
 }
 
-/* rewind-fuzz never deletes results: an output folder that holds some is refused, kept. */
+/* rewind fuzz never deletes results: an output folder that holds some is refused, kept. */
 static void test_rewind_fuzz_keeps_earlier_results(void **state)
 {
 	struct run *r = new_run();
@@ -1928,9 +2092,9 @@ static void test_rewind_fuzz_slow_start_under_load(void **state)
 	   "/slow -- --add " DIR "/big.bin:/data/big.bin -- /tests/lost_update; rc=$?; "
 	   "kill $b1 $b2; rm -f " DIR "/big.bin; " NOTHING_LEFT_OF(DIR "/slow") "; exit $rc; }",
 	   r);
-	expect_status(r, 0, "rewind-harness: replay identical");
-	assert_non_null(strstr(r->err, "rewind-fuzz: first failure at execution "));
-	assert_non_null(strstr(r->err, "rewind-fuzz: why it fails: rewind explain "));
+	expect_status(r, 1, "rewind-harness: replay identical");
+	assert_non_null(strstr(r->err, "rewind fuzz: first failure at execution "));
+	assert_non_null(strstr(r->err, "rewind fuzz: why it fails: rewind explain "));
 	assert_null(strstr(r->err, "LEFT"));
 	/* the progress file holds the last count: the failure's execution at least */
 	sh("cat " DIR "/slow/progress.json", r);
@@ -1965,7 +2129,7 @@ static void test_rewind_fuzz_leaves_nothing_running(void **state)
 		assert_null(strstr(r->err, "LEFT"));
 		if (i == 0) {
 			assert_non_null(strstr(r->err, "status 130"));
-			assert_non_null(strstr(r->err, "rewind-fuzz: stopped by signal 2"));
+			assert_non_null(strstr(r->err, "rewind fuzz: stopped by signal 2"));
 		} else {
 			assert_non_null(strstr(r->err, "status 137"));
 		}
@@ -1987,18 +2151,18 @@ static void test_livelock_verdict_ignores_the_wall_budget(void **state)
 	   r);
 	expect_status(r, 1, "outcome livelock (step budget of 400 exceeded)");
 	sh(HARNESS " --replay " DIR "/ll/livelock-*.json --wall-ms 1", r);
-	expect_status(r, 0, "replay identical");
+	expect_status(r, 1, "replay identical");
 	assert_non_null(strstr(r->err, "outcome livelock"));
 	assert_null(strstr(r->err, "changed"));
 	sh("build/bin/rewind replay " DIR "/ll/livelock-*.json --wall-ms 1", r);
-	expect_status(r, 0, "replay identical");
+	expect_status(r, 1, "rewind replay: replay identical");
 	sh("build/bin/rewind explain " DIR "/ll/livelock-*.json --wall-ms 1", r);
-	expect_status(r, 0, "livelock");
+	expect_status(r, 1, "livelock");
 	assert_null(strstr(r->err, "nothing to explain"));
 }
 
 /*
- * A job whose command cannot start is the user's setup error (64), said in
+ * A job whose command cannot start is the user's setup error (2), said in
  * the guest's own words, never a crash: a typo in the command, and a
  * dynamically linked program (the guest has no shared libraries), which
  * must be built static.
@@ -2011,7 +2175,7 @@ static void test_a_job_that_cannot_start_is_a_setup_error(void **state)
 	sh("rm -rf " DIR "/nostart && " HARNESS " --artifacts " DIR
 	   "/nostart corpus/ledger/empty -- /bin/racy_lgo",
 	   r);
-	expect_status(r, 64, NULL);
+	expect_status(r, 2, NULL);
 	assert_string_equal(r->err,
 			    "rewind-harness: error: the guest never got ready for the job: "
 			    "rewind-init: /bin/racy_lgo: command not found in the guest (check the "
@@ -2030,7 +2194,7 @@ static void test_a_job_that_cannot_start_is_a_setup_error(void **state)
 	   "&& " HARNESS " --artifacts " DIR "/nostart --initramfs " DIR
 	   "/dyn.cpio corpus/ledger/empty -- /bin/dyn",
 	   r);
-	expect_status(r, 64, NULL);
+	expect_status(r, 2, NULL);
 	assert_string_equal(
 		r->err,
 		"rewind-harness: error: the job's command /bin/dyn is dynamically linked: it "
@@ -2077,6 +2241,10 @@ static void test_one_shot_json_and_the_shared_vocabulary(void **state)
 	assert_int_equal(strchr(j->out, '\n') - j->out + 1, (long)strlen(j->out)); /* one line */
 	o = cJSON_Parse(j->out);
 	assert_non_null(o);
+	assert_string_equal(json_string(o, "format"), "rewind-outcome");
+	assert_int_equal((int)json_number(o, "version"), 1);
+	assert_true(
+		cJSON_IsNull(cJSON_GetObjectItem(o, "job_status"))); /* killed: no exit status */
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "class")), "signal");
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "signal")), "ABRT");
 	assert_int_equal(WTERMSIG(cJSON_GetObjectItem(o, "status")->valueint), SIGABRT);
@@ -2087,12 +2255,14 @@ static void test_one_shot_json_and_the_shared_vocabulary(void **state)
 	cJSON_Delete(o);
 	sh(HARNESS " --json --mem 131072K corpus/ledger/empty", j);
 	expect_status(j, 0, NULL);
-	assert_non_null(strstr(j->out, "{\"class\":\"pass\",\"detail\":\"job exited\",\"status\":0,"
+	assert_non_null(strstr(j->out, "{\"format\":\"rewind-outcome\",\"version\":1,\"class\":"
+				       "\"pass\",\"detail\":\"job exited\",\"status\":0,"
 				       "\"exit_code\":0,\"steps\":"));
-	sh(HARNESS " --json --replay corpus/ledger/empty", j);
+	assert_non_null(strstr(j->out, ",\"job_status\":0}\n"));
+	sh(HARNESS " --json --bundle corpus/ledger/empty -o " DIR "/no-bundle", j);
 	expect_status(j, 2, NULL);
-	assert_string_equal(
-		j->err, "rewind-harness: error: --json is for a run of one input, not --replay\n");
+	assert_string_equal(j->err, "rewind-harness: error: --json is for a run of one input, a "
+				    "replay or an explanation, not --bundle\n");
 	snprintf(cmd, sizeof(cmd), HARNESS " --to-json %s", artifact);
 	sh(cmd, a);
 	expect_status(a, 0, NULL);
@@ -2116,12 +2286,11 @@ static void test_one_shot_json_and_the_shared_vocabulary(void **state)
 				    "'1T'\n");
 	sh(HARNESS " --frobnicate corpus/ledger/empty", a);
 	expect_status(a, 2, NULL);
-	assert_string_equal(a->err, "rewind-harness: error: unknown option '--frobnicate' "
-				    "(rewind-harness --help lists them; the guest's command goes "
-				    "after --)\n");
+	assert_string_equal(a->err, "rewind-harness: error: unknown option '--frobnicate'; "
+				    "rewind-harness --help lists the options\n");
 	sh(HARNESS " --version", a);
 	expect_status(a, 0, NULL);
-	assert_true(strncmp(a->out, "rewind-harness 0.1.0 (commit ", 29) == 0);
+	assert_true(strncmp(a->out, "rewind-harness 0.2.0 (commit ", 29) == 0);
 	assert_non_null(strstr(a->out, ")\nguest ABI 8\nCPU model rewind-"));
 	assert_non_null(strstr(a->out, "/build/guest/bzImage (XXH3 0x"));
 }
@@ -2133,12 +2302,11 @@ static void test_a_slow_kvm_is_refused_up_front(void **state)
 
 	(void)state;
 	sh("REWIND_SLOW_KVM_MS=0.000001 " HARNESS " corpus/ledger/empty", r);
-	expect_status(r, 64, NULL);
+	expect_status(r, 2, NULL);
 	if (strncmp(r->err, "rewind-harness: error: this /dev/kvm runs guest code ", 53) != 0 ||
 	    !strstr(r->err, " times slower than hardware (") ||
-	    !strstr(r->err, "Run through the KVM box instead: tests/box/run "
-			    "build/bin/rewind-harness ... (REWIND_ALLOW_SLOW_KVM=1 runs here "
-			    "anyway)\n"))
+	    !strstr(r->err, "Run through the KVM box instead: rewind box rewind-harness ... "
+			    "(REWIND_ALLOW_SLOW_KVM=1 runs here anyway)\n"))
 		fail_msg("%s", r->err);
 	sh("REWIND_SLOW_KVM_MS=0.000001 REWIND_ALLOW_SLOW_KVM=1 " HARNESS " corpus/ledger/empty",
 	   r);
@@ -2146,9 +2314,10 @@ static void test_a_slow_kvm_is_refused_up_front(void **state)
 }
 
 /*
- * rewind-fuzz for CI: --help says what the mutator does; a job that cannot
- * boot is a setup error (2), never "no bug found" (1), with or without
- * --corpus, and afl-fuzz never starts.
+ * rewind fuzz for CI: --help says what the mutator does; a job option's
+ * file that is not there is a setup error (2) before anything is made; a
+ * job that cannot run (the probe run) is a setup error too, never "no
+ * failure found" (0), with or without --corpus, and afl-fuzz never starts.
  */
 static void test_rewind_fuzz_setup_errors_are_not_a_pass(void **state)
 {
@@ -2159,21 +2328,26 @@ static void test_rewind_fuzz_setup_errors_are_not_a_pass(void **state)
 	expect_status(r, 0, NULL);
 	assert_non_null(strstr(r->out, "AFL_CUSTOM_MUTATOR_ONLY=1)\n"));
 	assert_non_null(strstr(r->out, "--afl-opt ARG   one more afl-fuzz argument"));
-	assert_non_null(strstr(r->out, "  2  setup error:"));
+	assert_non_null(strstr(r->out, "  2  bad usage or setup, nothing fuzzed:"));
 	sh("rm -rf " DIR "/badk && REWIND_HARNESS=" HARNESS_AFL
-	   " build/bin/rewind fuzz --seconds 5 --out " DIR "/badk -- --kernel /no/such/bzImage",
+	   " build/bin/rewind fuzz --seconds 5 --out " DIR "/badk --kernel /no/such/bzImage; "
+	   "rc=$?; test -e " DIR "/badk && echo MADE >&2; exit $rc",
+	   r);
+	expect_status(r, 2, NULL);
+	assert_string_equal(r->err, "rewind fuzz: error: no guest kernel at /no/such/bzImage\n");
+	sh("rm -rf " DIR "/badk && REWIND_HARNESS=" HARNESS_AFL
+	   " build/bin/rewind fuzz --seconds 5 --out " DIR "/badk -- /no/such/command",
 	   r);
 	expect_status(r, 2,
-		      "rewind-fuzz: error: the job does not run (see above; log: " DIR
+		      "rewind fuzz: error: the job does not run (see above; log: " DIR
 		      "/badk/probe.log)\n");
-	assert_non_null(
-		strstr(r->err, "rewind-harness: error: no guest kernel at /no/such/bzImage"));
+	assert_non_null(strstr(r->err, "/no/such/command: command not found in the guest"));
 	assert_null(strstr(r->err, "fuzzing for at most"));
 	sh("rm -rf " DIR "/badk && REWIND_HARNESS=" HARNESS_AFL
 	   " build/bin/rewind fuzz --seconds 5 --corpus corpus/ledger --out " DIR
-	   "/badk -- --kernel /no/such/bzImage",
+	   "/badk -- -- /no/such/command",
 	   r);
-	expect_status(r, 2, "rewind-fuzz: error: the job does not run");
+	expect_status(r, 2, "rewind fuzz: error: the job does not run");
 	assert_null(strstr(r->err, "fuzzing for at most"));
 }
 
@@ -2218,13 +2392,13 @@ static void test_crafted_artifacts_are_refused(void **state)
 	replay_edited(artifact,
 		      "s|\"kernel\":[[:space:]]*\"[^\"]*\"|\"kernel\": \"/tmp/rewind-test-fifo\"|",
 		      "", r);
-	expect_status(r, 0, "not reading the artifact's kernel");
+	expect_status(r, 1, "not reading the artifact's kernel"); /* this checkout's: it fails */
 	replay_edited(artifact,
 		      "s|\"kernel\":[[:space:]]*\"[^\"]*\"|\"kernel\": \"/tmp/rewind-test-fifo\"|",
 		      " --trust", r);
-	expect_status(r, 64, "is a FIFO, not a regular file");
+	expect_status(r, 2, "is a FIFO, not a regular file");
 	sh(HARNESS " --kernel " DIR "/sparse corpus/ledger/empty", r);
-	expect_status(r, 64, "more than the 64 MiB a kernel may be");
+	expect_status(r, 2, "more than the 64 MiB a kernel may be");
 	replay_edited(artifact, "s|\"version\":[[:space:]]*[0-9]*|\"version\": 1.9|", "", r);
 	expect_status(r, 2, "\"version\" must be an integer");
 	replay_edited(artifact, "s|\"step\":[[:space:]]*[0-9]*|\"step\": -5|", "", r);
@@ -2266,7 +2440,7 @@ static void test_bundle_replays_in_another_directory(void **state)
 	   "/bundle " DIR "/moved && rm -rf " DIR "/myledger " DIR "/bundle-art && cd " DIR
 	   "/elsewhere && bin/rewind-harness-asan --replay ../moved",
 	   r);
-	expect_status(r, 0, "replay identical (outcome, step and trace as in the artifact");
+	expect_status(r, 1, "replay identical (outcome, step and trace as in the artifact");
 	assert_non_null(strstr(r->out, "ledger: lost update"));
 	/* a damaged bundle says which file */
 	sh("printf x >>" DIR "/moved/kernel && " HARNESS " --replay " DIR "/moved", r);

@@ -204,6 +204,10 @@ static void test_sleep_costs_a_few_steps(void **state)
 		      t->steps, s->wall_s, t->wall_s);
 }
 
+/*
+ * Every failure exits 1 (docs/exit-status.md); the summary line's outcome
+ * word, and for a job that exited its own status, tell them apart.
+ */
 static void test_failures_have_their_own_outcome(void **state)
 {
 	struct run *r = new_run();
@@ -211,18 +215,81 @@ static void test_failures_have_their_own_outcome(void **state)
 	(void)state;
 	rewind_run("-- /bin/false", r);
 	expect(r, 1, "exited");
+	assert_non_null(strstr(r->err, " exited status 1 steps "));
 	rewind_run("-- /bin/panic", r);
-	expect(r, 66, "panic");
+	expect(r, 1, "panic");
 	rewind_run("-- /bin/deadlock", r);
-	expect(r, 67, "deadlock");
+	expect(r, 1, "deadlock");
 	rewind_run("--stuck-ms 2000 -- /bin/spin", r);
-	expect(r, 68, "stuck");
+	expect(r, 1, "stuck");
 	assert_non_null(strstr(r->err, "stuck in user space at RIP"));
 	rewind_run("--step-budget 5 -- /bin/true", r);
-	expect(r, 69, "step-budget");
+	expect(r, 1, "step-budget");
 	rewind_run("-- /bin/no-such-program", r);
-	expect(r, 127, "exited");
+	expect(r, 1, "exited");
+	assert_non_null(strstr(r->err, " exited status 127 steps "));
 	assert_non_null(strstr(r->out, "command not found in the guest"));
+}
+
+/* A --json run's object (its stdout); fails the test if it is not one. */
+static cJSON *json_of(const struct run *r)
+{
+	cJSON *o = cJSON_Parse(r->out);
+
+	if (!o || !cJSON_IsObject(o))
+		fail_msg("--json printed no JSON object:\nstdout:\n%s\nstderr:\n%s", r->out,
+			 r->err);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "format")), "rewind-run");
+	assert_int_equal(cJSON_GetObjectItem(o, "version")->valueint, 1);
+	return o;
+}
+
+/*
+ * A job that exits 66 and a kernel panic both exit 1; --json tells them
+ * apart: outcome and job_status, with the settings the run used. The
+ * job's output goes to stderr then: stdout is the object alone.
+ */
+static void test_json_tells_a_job_status_from_an_outcome(void **state)
+{
+	struct run *r = new_run(), *sh_run = new_run();
+	cJSON *o, *settings;
+
+	(void)state;
+	shell("mkdir -p build/test-runs/exit66 && cd build/test-runs/exit66 && printf '%s\\n' "
+	      "'#include <stdio.h>' 'int main(void) { puts(\"exiting 66\"); return 66; }' "
+	      ">exit66.c && musl-gcc -static -o exit66 exit66.c",
+	      sh_run);
+	assert_int_equal(sh_run->status, 0);
+	rewind_run("--json --add build/test-runs/exit66/exit66 -- /bin/exit66", r);
+	expect(r, 1, "exited");
+	assert_non_null(strstr(r->err, "exiting 66\n"));
+	assert_non_null(strstr(r->err, " exited status 66 steps "));
+	o = json_of(r);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "outcome")), "exited");
+	assert_int_equal(cJSON_GetObjectItem(o, "job_status")->valueint, 66);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "signal")));
+	assert_int_equal(cJSON_GetObjectItem(o, "exit_status")->valueint, 1);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "run_id")), r->run_id);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "trace")), r->trace);
+	assert_int_equal(cJSON_GetObjectItem(o, "steps")->valuedouble, r->steps);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "run_dir")),
+			    "build/test-runs/last");
+	settings = cJSON_GetObjectItem(o, "settings");
+	assert_int_equal(cJSON_GetObjectItem(settings, "mem_bytes")->valuedouble, 256 << 20);
+	assert_int_equal(cJSON_GetObjectItem(settings, "step_budget")->valuedouble, 1000000);
+	assert_int_equal(cJSON_GetObjectItem(settings, "stuck_ms")->valuedouble, 10000);
+	assert_int_equal(cJSON_GetObjectItem(settings, "seed")->valuedouble, 0);
+	cJSON_Delete(o);
+
+	rewind_run("--json -- /bin/panic", r);
+	expect(r, 1, "panic");
+	o = json_of(r);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o, "outcome")), "panic");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "job_status")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "signal")));
+	assert_int_equal(cJSON_GetObjectItem(o, "exit_status")->valueint, 1);
+	cJSON_Delete(o);
+	print_message("%s", r->out);
 }
 
 /* A guest that floods its output ends in a bounded trace with its own outcome. */
@@ -232,15 +299,16 @@ static void test_a_flood_meets_the_trace_budget(void **state)
 
 	(void)state;
 	rewind_run("-- /bin/cat /dev/zero >/dev/null", r); /* 64 MiB of output */
-	expect(r, 72, "trace-budget");
+	expect(r, 1, "trace-budget");
 	assert_non_null(strstr(r->err, "the trace passed its budget of 64 MiB"));
 }
 
 /*
  * Outputs are crash-safe: under a file size limit the run says "File too
- * large", exits 73 and leaves neither a half trace nor a manifest without
- * its trace, nor temporary files; an output folder that cannot be made
- * gives 73 too.
+ * large", exits 4 (the host could not finish) and leaves neither a half
+ * trace nor a manifest without its trace, nor temporary files; an output
+ * folder that cannot be made gives 4 too. An --out whose parent is not
+ * there is refused before the run (2).
  */
 static void test_lost_outputs_are_reported_and_leave_nothing_half_written(void **state)
 {
@@ -253,14 +321,19 @@ static void test_lost_outputs_are_reported_and_leave_nothing_half_written(void *
 		 "build/test-runs/limited -- /bin/hello",
 		 REWIND);
 	shell(cmd, r);
-	assert_int_equal(r->status, 73);
+	assert_int_equal(r->status, 4);
 	assert_non_null(strstr(r->err, "File too large"));
 	shell("ls -A build/test-runs/limited", ls);
 	assert_string_equal(ls->out, "");
+	snprintf(cmd, sizeof(cmd), "%s run --out /proc/run -- /bin/true", REWIND);
+	shell(cmd, r);
+	assert_int_equal(r->status, 4);
+	assert_non_null(strstr(r->err, "cannot create the run directory /proc/run"));
 	snprintf(cmd, sizeof(cmd), "%s run --out /proc/nope/run -- /bin/true", REWIND);
 	shell(cmd, r);
-	assert_int_equal(r->status, 73);
-	assert_non_null(strstr(r->err, "cannot create the run directory /proc/nope/run"));
+	assert_int_equal(r->status, 2);
+	assert_string_equal(r->err, "rewind run: error: --out /proc/nope/run: there is no folder "
+				    "/proc/nope to make it in\n");
 }
 
 static void test_bad_inputs_are_refused_clearly(void **state)
@@ -269,13 +342,14 @@ static void test_bad_inputs_are_refused_clearly(void **state)
 
 	(void)state;
 	rewind_run("--kernel /no/such/bzImage -- /bin/true", r);
-	assert_int_equal(r->status, 64);
-	assert_non_null(strstr(r->err, "no guest kernel at /no/such/bzImage"));
+	assert_int_equal(r->status, 2);
+	assert_string_equal(r->err, "rewind run: error: no guest kernel at /no/such/bzImage (build "
+				    "it with `make`, or pass --kernel)\n");
 	rewind_run("--kernel GNUmakefile -- /bin/true", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "not a bzImage"));
 	rewind_run("--initrd GNUmakefile -- /bin/true", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "not an uncompressed newc cpio"));
 	rewind_run("--mem 12 -- /bin/true", r);
 	assert_int_equal(r->status, 2);
@@ -284,12 +358,13 @@ static void test_bad_inputs_are_refused_clearly(void **state)
 	/* getopt's own words name no fix: ours name the program and where options are listed */
 	rewind_run("--foo -- /bin/true", r);
 	assert_int_equal(r->status, 2);
-	assert_string_equal(r->err,
-			    "rewind: error: unknown option '--foo' (rewind run --help lists "
-			    "them; the guest's command goes after --)\n");
+	assert_string_equal(r->err, "rewind run: error: unknown option '--foo'; rewind run --help "
+				    "lists the options\n");
 	rewind_run("--seed", r);
 	assert_int_equal(r->status, 2);
-	assert_string_equal(r->err, "rewind: error: --seed needs a value (rewind run --help)\n");
+	assert_string_equal(r->err,
+			    "rewind run: error: --seed needs a value; rewind run --help lists the "
+			    "options\n");
 }
 
 #define KEYFRAME "build/test-runs/hello.keyframe"
@@ -423,21 +498,21 @@ static void test_bad_keyframes_are_refused(void **state)
 	(void)state;
 	damage_keyframe("build/test-runs/truncated.keyframe", 5000, -1);
 	rewind_run("--keyframe build/test-runs/truncated.keyframe -- /bin/hello", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "corrupt or truncated"));
 	damage_keyframe("build/test-runs/flipped.keyframe", -1, 100000);
 	rewind_run("--keyframe build/test-runs/flipped.keyframe -- /bin/hello", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "corrupt or truncated"));
 	rewind_run("--keyframe GNUmakefile -- /bin/hello", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "not a Rewind keyframe file"));
 	/* another command is another initramfs: the keyframe belongs to other inputs */
 	rewind_run("--keyframe " KEYFRAME " -- /bin/true", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "belongs to other inputs: initrd_xxh3"));
 	rewind_run("--mem 128M --keyframe " KEYFRAME " -- /bin/hello", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "belongs to other inputs"));
 	/* checksums made to match again: the fields themselves are checked */
 	reseal_keyframe_with("build/test-runs/resealed.keyframe",
@@ -445,7 +520,7 @@ static void test_bad_keyframes_are_refused(void **state)
 				     offsetof(struct keyframe_file_vmm, shared_gpa),
 			     &gpa, sizeof(gpa));
 	rewind_run("--keyframe build/test-runs/resealed.keyframe -- /bin/hello", r);
-	assert_int_equal(r->status, 64);
+	assert_int_equal(r->status, 2);
 	assert_non_null(strstr(r->err, "its shared page is not a page of guest RAM"));
 	/* the vCPU state may not name MSRs of its own (EFER for SYSENTER_CS) */
 	reseal_keyframe_with("build/test-runs/msr.keyframe",
@@ -692,21 +767,22 @@ static void test_options_share_the_harness_vocabulary(void **state)
 	rewind_run("--mem 12 -- /bin/true", a);
 	assert_int_equal(a->status, 2);
 	assert_string_equal(first_line(a, line, sizeof(line)),
-			    "rewind: error: --mem must be a page-aligned size from 64M to 3G (e.g. "
-			    "256M, 1G; a bare number is MiB), not '12'");
+			    "rewind run: error: --mem must be a page-aligned size from 64M to 3G "
+			    "(e.g. 256M, 1G; a bare number is MiB), not '12'");
+	assert_string_equal(a->err + strlen(line), "\n"); /* one line: no usage after it */
 	rewind_run("-v --mem 1T -- /bin/true", a);
 	assert_int_equal(a->status, 2);
 	first_line(a, line, sizeof(line));
-	if (strncmp(line, "rewind: error: parse_mem:", 25) != 0 ||
+	if (strncmp(line, "rewind run: error: parse_mem:", 29) != 0 ||
 	    !strstr(line, ": --mem must be a page-aligned size from 64M to 3G"))
 		fail_msg("no location with -v: %s", line);
 	shell("REWIND_DEBUG=1 " REWIND " trace", b);
 	assert_int_equal(b->status, 2);
-	assert_non_null(strstr(b->err, "rewind: error: cmd_trace:"));
+	assert_non_null(strstr(b->err, "rewind trace: error: cmd_trace:"));
 	shell(REWIND " trace", b);
 	assert_string_equal(
 		first_line(b, line, sizeof(line)),
-		"rewind: error: give one trace file: rewind trace [--text] [--all] FILE");
+		"rewind trace: error: give one trace file: rewind trace [--text] [--all] FILE");
 }
 
 /* --version: the version and commit, the guest ABI, the CPU model, the default kernel's hash. */
@@ -726,7 +802,7 @@ static void test_version_names_what_a_run_depends_on(void **state)
 	fclose(f);
 	shell(REWIND " --version", v);
 	assert_int_equal(v->status, 0);
-	assert_true(strncmp(v->out, "rewind 0.1.0 (commit ", 21) == 0);
+	assert_true(strncmp(v->out, "rewind 0.2.0 (commit ", 21) == 0);
 	assert_non_null(strstr(v->out, ")\nguest ABI 8\nCPU model rewind-"));
 	assert_non_null(strstr(v->out, "-v1 (\"Rewind virtual CPU\")\nkernel /"));
 	snprintf(want, sizeof(want), "/build/guest/bzImage (XXH3 0x%016" PRIx64 ", %zu bytes)\n",
@@ -737,19 +813,26 @@ static void test_version_names_what_a_run_depends_on(void **state)
 	assert_string_equal(v->out + strlen(v->out) - strlen(want), want); /* the last line */
 }
 
-/* A /dev/kvm slower than the threshold is refused up front, unless allowed. */
+/*
+ * A /dev/kvm slower than the threshold is refused up front (2: nothing
+ * ran), unless allowed; a bad input is named before it is measured.
+ */
 static void test_a_slow_kvm_is_refused_up_front(void **state)
 {
 	struct run *r = new_run();
 	const char *tail = " times slower than hardware (";
+	const char *head = "rewind run: error: this /dev/kvm runs guest code ";
 
 	(void)state;
+	shell("REWIND_SLOW_KVM_MS=0.000001 " REWIND " run --kernel /no/bzImage -- /bin/true", r);
+	assert_int_equal(r->status, 2);
+	assert_string_equal(r->err, "rewind run: error: no guest kernel at /no/bzImage (build it "
+				    "with `make`, or pass --kernel)\n");
 	shell("REWIND_SLOW_KVM_MS=0.000001 " REWIND " run -- /bin/true", r);
-	assert_int_equal(r->status, 64);
-	if (strncmp(r->err, "rewind: error: this /dev/kvm runs guest code ", 45) != 0 ||
-	    !strstr(r->err, tail) ||
-	    !strstr(r->err, "Run through the KVM box instead: tests/box/run build/bin/rewind ... "
-			    "(REWIND_ALLOW_SLOW_KVM=1 runs here anyway)\n"))
+	assert_int_equal(r->status, 2);
+	if (strncmp(r->err, head, strlen(head)) != 0 || !strstr(r->err, tail) ||
+	    !strstr(r->err, "Run through the KVM box instead: rewind box rewind") ||
+	    !strstr(r->err, " ... (REWIND_ALLOW_SLOW_KVM=1 runs here anyway)\n"))
 		fail_msg("%s", r->err);
 	shell("REWIND_SLOW_KVM_MS=0.000001 REWIND_ALLOW_SLOW_KVM=1 " REWIND " run -- /bin/true", r);
 	assert_int_equal(r->status, 0);
@@ -763,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_seed_changes_randomness_and_run_id),
 		cmocka_unit_test(test_sleep_costs_a_few_steps),
 		cmocka_unit_test(test_failures_have_their_own_outcome),
+		cmocka_unit_test(test_json_tells_a_job_status_from_an_outcome),
 		cmocka_unit_test(test_a_flood_meets_the_trace_budget),
 		cmocka_unit_test(test_lost_outputs_are_reported_and_leave_nothing_half_written),
 		cmocka_unit_test(test_adversarial_is_identical_20_times_under_load),

@@ -11,9 +11,11 @@
 #include "reports/plan.h"
 #include "reports/signature.h"
 #include "reports/suite.h"
+#include "vmm/log.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,12 +115,12 @@ static void test_suite_parsed(void **state)
 	assert_int_equal(suite_load(path, &s), 0);
 	assert_int_equal(s.count, 2);
 	assert_string_equal(s.tests[0].name, "a");
-	assert_false(s.tests[0].plain);
+	assert_int_equal(s.tests[0].mode, SUITE_MODE_PCT);
 	assert_int_equal(s.tests[0].share, 1);
 	assert_int_equal(s.tests[0].command_len, 2);
 	assert_string_equal(s.tests[0].command[1], "-q");
 	assert_int_equal(s.tests[0].arg_count, 0);
-	assert_true(s.tests[1].plain);
+	assert_int_equal(s.tests[1].mode, SUITE_MODE_STEPS);
 	assert_int_equal(s.tests[1].share, 3);
 	/* a relative add is relative to the suite file's folder */
 	snprintf(expected, sizeof(expected), "%s/bin/b:/bin/b", dir);
@@ -149,7 +151,7 @@ static void test_suite_round_trip(void **state)
 	json = suite_to_json(&s);
 	assert_int_equal(suite_from_json(json, &back, "night.json"), 0);
 	assert_int_equal(back.count, 1);
-	assert_true(back.tests[0].plain);
+	assert_int_equal(back.tests[0].mode, SUITE_MODE_STEPS);
 	assert_int_equal(back.tests[0].seconds, 42);
 	assert_int_equal(back.tests[0].worker, 1);
 	assert_int_equal(back.tests[0].arg_count, 2);
@@ -210,6 +212,132 @@ static void test_suite_job_keys(void **state)
 		"--add /h:/g --mem 512 --user rewind --cwd /src/uv --env UV_RUN_AS_ROOT=1 "
 		"--env X=a=b --skip-status 7");
 	suite_free(&s);
+}
+
+/* suite_load of text, which must fail; the one line it printed on stderr (newline cut). */
+static const char *load_refused(const char *text)
+{
+	static struct suite s;
+	static char line[2048];
+	char err_path[300];
+	const char *path = write_file("refused.json", text);
+	int saved = dup(STDERR_FILENO), fd;
+	FILE *f;
+
+	snprintf(err_path, sizeof(err_path), "%s/stderr.txt", dir);
+	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(saved >= 0 && fd >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	assert_int_equal(suite_load(path, &s), -1);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	f = fopen(err_path, "r");
+	assert_non_null(f);
+	line[0] = 0;
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_null(fgets((char[8]){0}, 8, f)); /* one line, no more */
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	return line;
+}
+
+#define SETTING_KEYS_TEXT                                                                          \
+	"add, mode, share, user, cwd, env, skip_status, kernel, initramfs, mem_mib, "              \
+	"step_budget, stuck_ms, wall_ms, slice_blocks, block_ns"
+
+/* A misspelt key is refused at every level, named with the file and the keys there are. */
+static void test_suite_unknown_keys(void **state)
+{
+	char expected[1024];
+
+	(void)state;
+	snprintf(expected, sizeof(expected),
+		 "rewind explore: error: %s/refused.json: test \"lost_update\": unknown key "
+		 "\"mdoe\"; the keys are name, command, " SETTING_KEYS_TEXT,
+		 dir);
+	assert_string_equal(load_refused("{\"format\": \"rewind-suite\", \"tests\": ["
+					 "{\"name\": \"lost_update\", \"command\": [\"/x\"],"
+					 " \"mdoe\": \"plain\"}]}"),
+			    expected);
+	snprintf(expected, sizeof(expected),
+		 "rewind explore: error: %s/refused.json: the top level: unknown key \"test\"; "
+		 "the keys are format, version, tests, runner, " SETTING_KEYS_TEXT,
+		 dir);
+	assert_string_equal(load_refused("{\"format\": \"rewind-suite\", \"test\": [],"
+					 " \"tests\": [{\"name\": \"a\", \"command\": [\"/x\"]}]}"),
+			    expected);
+	/* a test without a usable name is named by its place in the list */
+	snprintf(expected, sizeof(expected),
+		 "rewind explore: error: %s/refused.json: test 2: unknown key \"nmae\"; the keys "
+		 "are name, command, " SETTING_KEYS_TEXT,
+		 dir);
+	assert_string_equal(load_refused("{\"format\": \"rewind-suite\", \"tests\": ["
+					 "{\"name\": \"a\", \"command\": [\"/x\"]},"
+					 "{\"nmae\": \"b\", \"command\": [\"/y\"]}]}"),
+			    expected);
+	snprintf(expected, sizeof(expected),
+		 "rewind explore: error: %s/refused.json: runner \"directory\": unknown key "
+		 "\"dirs\"; the keys are kind, dir, exclude, " SETTING_KEYS_TEXT,
+		 dir);
+	assert_string_equal(
+		load_refused("{\"format\": \"rewind-suite\","
+			     " \"runner\": {\"kind\": \"directory\", \"dirs\": \"t\"}}"),
+		expected);
+	snprintf(expected, sizeof(expected),
+		 "rewind explore: error: %s/refused.json: \"version\" must be 1, the only version "
+		 "of suite files",
+		 dir);
+	assert_string_equal(load_refused("{\"format\": \"rewind-suite\", \"version\": 2,"
+					 " \"tests\": [{\"name\": \"a\", \"command\": [\"/x\"]}]}"),
+			    expected);
+}
+
+/* "mode": rewind-harness's words, the older ones, and the word night.json keeps. */
+static void test_suite_mode_words(void **state)
+{
+	static struct suite s, back;
+	static const struct {
+		const char *word, *kept;
+		enum suite_mode mode;
+	} WORDS[] = {
+		{"pct", "pct", SUITE_MODE_PCT},	      {"counter", "counter", SUITE_MODE_COUNTER},
+		{"steps", "steps", SUITE_MODE_STEPS}, {"instrumented", "pct", SUITE_MODE_PCT},
+		{"plain", "steps", SUITE_MODE_STEPS}, {NULL, "pct", SUITE_MODE_PCT},
+	};
+	char text[256], expected[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(WORDS) / sizeof(WORDS[0]); i++) {
+		cJSON *json;
+
+		snprintf(text, sizeof(text),
+			 "{\"format\": \"rewind-suite\", \"tests\": [{\"name\": \"a\","
+			 " \"command\": [\"/x\"]%s%s%s}]}",
+			 WORDS[i].word ? ", \"mode\": \"" : "", WORDS[i].word ? WORDS[i].word : "",
+			 WORDS[i].word ? "\"" : "");
+		assert_int_equal(suite_load(write_file("mode.json", text), &s), 0);
+		assert_int_equal(s.tests[0].mode, WORDS[i].mode);
+		json = suite_to_json(&s);
+		assert_string_equal(
+			cJSON_GetObjectItem(cJSON_GetArrayItem(json, 0), "mode")->valuestring,
+			WORDS[i].kept);
+		assert_int_equal(suite_from_json(json, &back, "night.json"), 0);
+		assert_int_equal(back.tests[0].mode, WORDS[i].mode);
+		cJSON_Delete(json);
+		suite_free(&s);
+		suite_free(&back);
+	}
+	snprintf(expected, sizeof(expected),
+		 "rewind explore: error: %s/refused.json: test \"a\": \"mode\" is \"pct\", "
+		 "\"counter\" or \"steps\" (or the older \"instrumented\", the same as pct, or "
+		 "\"plain\", the same as steps)",
+		 dir);
+	assert_string_equal(load_refused("{\"format\": \"rewind-suite\", \"tests\": [{\"name\": "
+					 "\"a\", \"command\": [\"/x\"], \"mode\": \"PCT\"}]}"),
+			    expected);
 }
 
 /* Settings at the top level are every test's; a test's own win; "env" merges by NAME. */
@@ -316,11 +444,11 @@ static void test_runner_list(void **state)
 	/* the suite's own test first; the runner's "active" is renamed to stay unique */
 	assert_string_equal(s.tests[0].name, "active");
 	assert_string_equal(command_line(&s.tests[0]), "/bin/mine");
-	assert_false(s.tests[0].plain);
+	assert_int_equal(s.tests[0].mode, SUITE_MODE_PCT);
 	assert_string_equal(args_line(&s.tests[0]), "--env HOME=/");
 	assert_string_equal(s.tests[1].name, "active-2");
 	assert_string_equal(command_line(&s.tests[1]), "/bin/uv_run_tests_a active --x=active.log");
-	assert_true(s.tests[1].plain);
+	assert_int_equal(s.tests[1].mode, SUITE_MODE_STEPS);
 	assert_string_equal(s.tests[2].name, "async_null_cb");
 	assert_string_equal(command_line(&s.tests[2]),
 			    "/bin/uv_run_tests_a async_null_cb --x=async_null_cb.log");
@@ -481,7 +609,7 @@ static void test_runner_ctest(void **state)
 	snprintf(expected, sizeof(expected), "--add %s:%s --user rewind --cwd %s --env A=0", build,
 		 build, build);
 	assert_string_equal(args_line(&s.tests[0]), expected);
-	assert_true(s.tests[0].plain);
+	assert_int_equal(s.tests[0].mode, SUITE_MODE_STEPS);
 	assert_string_equal(s.tests[1].name, "beta");
 	assert_string_equal(command_line(&s.tests[1]), "/bin/sh -c exit 77");
 	snprintf(expected, sizeof(expected),
@@ -672,7 +800,7 @@ static void test_bundled_suite(void **state)
 	for (size_t i = 0; i < s.count; i++) {
 		assert_int_equal(s.tests[i].arg_count, 0);
 		assert_int_equal(s.tests[i].share, strcmp(s.tests[i].name, "reorder_many") ? 1 : 2);
-		assert_false(s.tests[i].plain);
+		assert_int_equal(s.tests[i].mode, SUITE_MODE_PCT);
 	}
 	suite_free(&s);
 }
@@ -1025,6 +1153,8 @@ int main(void)
 		cmocka_unit_test(test_suite_refused),
 		cmocka_unit_test(test_suite_job_keys),
 		cmocka_unit_test(test_suite_top_level_defaults),
+		cmocka_unit_test(test_suite_unknown_keys),
+		cmocka_unit_test(test_suite_mode_words),
 		cmocka_unit_test(test_suite_job_keys_refused),
 		cmocka_unit_test(test_runner_list),
 		cmocka_unit_test(test_runner_list_refused),
@@ -1045,5 +1175,6 @@ int main(void)
 		cmocka_unit_test(test_runner_ends_with_its_parent),
 	};
 
+	rw_log_init("rewind explore", false); /* as rewind explore speaks */
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
