@@ -1697,6 +1697,23 @@ static void test_rewind_fuzz_finds_the_lost_update_with_priority_schedules(void 
 	expect_status(r, 1, "replay identical");
 }
 
+/*
+ * The other half of rewind fuzz's contract for CI: a correct test (the
+ * fixed hit counter) searched for the whole time exits 0, "no failure".
+ */
+static void test_rewind_fuzz_exits_0_when_nothing_fails(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("rm -rf " DIR "/rf-nothing && REWIND_HARNESS=" HARNESS_AFL
+	   " build/bin/rewind fuzz --seconds 20 --out " DIR
+	   "/rf-nothing -- /tests/hit_counter_fixed",
+	   r);
+	expect_status(r, 0, "rewind fuzz: no failure found in 20s");
+	assert_null(strstr(r->err, "first failure at execution"));
+}
+
 /* C++ (std::thread, std::mutex, std::atomic), built with guest/rewind-c++: a wrong lock. */
 static void test_rewind_fuzz_finds_the_cxx_bug(void **state)
 {
@@ -2493,6 +2510,7 @@ int main(void)
 		cmocka_unit_test(test_bundle_replays_in_another_directory),
 		cmocka_unit_test(test_afl_fuzz_finds_the_ledger_bug_and_tmin_shrinks_it),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_lost_update_with_priority_schedules),
+		cmocka_unit_test(test_rewind_fuzz_exits_0_when_nothing_fails),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_cxx_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_depth3_bug),
 		cmocka_unit_test(test_rewind_fuzz_starts_racy_samples_where_the_map_pays),
