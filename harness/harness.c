@@ -59,7 +59,8 @@ void harness_write_progress(const struct harness *h)
 		return;
 	seconds = h->first_exec_ns ? (double)(coarse_now_ns() - h->first_exec_ns) / 1e9 : 0;
 	n = snprintf(text, sizeof(text),
-		     "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
+		     "{\"format\": \"rewind-progress\", \"version\": 1, \"execs\": %llu, "
+		     "\"failures\": %llu, \"skips\": %llu, \"answered\": %llu, "
 		     "\"seconds\": %.3f, \"busy_seconds\": %.3f, \"pct_events\": %llu, "
 		     "\"pct_racy_events\": %llu, \"pct_racy_estimate\": %llu, "
 		     "\"racy_profile_samples\": %llu, \"steps_profiled\": %llu",

@@ -5,6 +5,7 @@
 #include "reports/worker.h"
 #include "vmm/file.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,20 +58,32 @@ void progress_last_row(const char *instance_dir, struct plot_row *row)
 	progress_plot_rows(instance_dir, keep_last, row);
 }
 
+/* The whole number at key of o (rewind-harness --progress), or 0. */
+static unsigned long long count_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e18
+		       ? (unsigned long long)v->valuedouble
+		       : 0;
+}
+
 void progress_read_counts(const char *path, struct harness_counts *c)
 {
 	uint8_t *data;
 	size_t len;
 
+	cJSON *o;
+
 	*c = (struct harness_counts){0};
-	if (access(path, R_OK) || file_read_max(path, 4096, "progress file", &data, &len))
+	if (access(path, R_OK) || file_read_max(path, 16384, "progress file", &data, &len))
 		return;
-	data[len ? len - 1 : 0] = 0;
-	/* "skips" came later: a harness without it writes the first two only */
-	if (sscanf((const char *)data, "{\"execs\": %llu, \"failures\": %llu, \"skips\": %llu",
-		   &c->execs, &c->failures, &c->skips) < 2)
-		*c = (struct harness_counts){0};
+	o = cJSON_ParseWithLength((const char *)data, len);
 	free(data);
+	c->execs = count_of(o, "execs");
+	c->failures = count_of(o, "failures");
+	c->skips = count_of(o, "skips"); /* came later: 0 in an older harness's file */
+	cJSON_Delete(o);
 }
 
 /* The executions so far of worker k on test t, from rewind-harness --progress. */
