@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The program bench/event-cost times: two threads share a table and a
  * mutex-protected total, touching shared memory in a loop, with no bug (so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec: where one execution's time goes. Boots a job to its keyframe as
  * rewind-harness does (the same executor), runs each input once to warm up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kvm_exit_loop: the floor for any VMM's exit rate on this host. A real-mode
  * guest executes N port writes in a loop; the host does nothing but KVM_RUN.

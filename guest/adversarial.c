@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * adversarial: the determinism torture test. Several threads race on one
  * shared hash with an unlocked read-modify-write (read, mix in the thread id

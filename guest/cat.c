@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cat: copies each file named on the command line (stdin when there is none
  * or for "-") to stdout. A tiny static tool, so the image needs no busybox.

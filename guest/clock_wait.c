@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock_wait [MS]: waits MS milliseconds of each clock (default 20) by
  * polling it, as tests that busy-wait on the clock do: CLOCK_MONOTONIC,

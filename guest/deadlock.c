@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * deadlock: two threads take two mutexes in opposite orders (a barrier and a
  * sched_yield between the two locks make the deadlock certain), and the main

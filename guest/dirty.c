@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dirty: writes to (almost) all of the guest's free memory, for the keyframe
  * tests and benchmark: a restore must bring back every page it touched.

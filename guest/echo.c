@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * echo: prints its arguments separated by spaces and a newline (none with a
  * first argument -n), in one write(). A tiny static tool, so the image needs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * env: prints the environment, one NAME=VALUE a line, in its order (a tiny
  * static tool, as coreutils' env without arguments).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* false: exits with status 1 (a tiny static tool, so the image needs no busybox). */
 int main(void)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hello: the Rewind demo. Prints the wall clock, a random number from
  * getrandom(), the address of a stack variable, sleeps one second, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hostile: a hostile guest for the VMM's robustness test. With ioperm on the
  * Rewind ports it makes invalid calls: garbage values (0, 1, 0xffffffff,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * id: the job's user and groups, as coreutils' id prints them
  * ("uid=1000(rewind) gid=1000(rewind) groups=1000(rewind)"), then the

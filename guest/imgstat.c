@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * /bin/imgstat [THREADS]: sharpens a small 8-bit grayscale image with
  * worker threads (each takes rows off a shared cursor under a lock), keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rewind-init's system: kernel filesystems, /dev links, the console, loopback
  * (guest/init_system.h). */
 #include "guest/init_system.h"

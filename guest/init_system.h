@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The system rewind-init (PID 1) sets up before a job: what a Linux
  * program expects to find, the same every boot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "guest/job_file.h"
 
 #include <string.h>

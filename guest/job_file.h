@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The job files rewind-init reads (/rewind/job: argv, /rewind/env: NAME=VALUE
  * strings), each a run of NUL-terminated strings, and the PATH search of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ledger: the bundled racy example, a lost update across a system call.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * net_echo [tcp|tcp6|udp|unix|unix-dgram|socketpair|outside|names]: a
  * client and an echo server over the guest's loopback, as a network test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * panic: crashes the guest kernel by writing 'c' to /proc/sysrq-trigger
  * (needs CONFIG_MAGIC_SYSRQ), so the VMM's panic report can be tested. It

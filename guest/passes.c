@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * /bin/passes: a link checker's crawl in passes. A warm-up pass fetches
  * the first page with one worker; each later pass fetches with two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rewind-init: PID 1 of the Rewind guest (/init in the image).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sleep: sleeps argv[1] seconds with nanosleep(); the number may be
  * fractional ("0.25", up to 9 decimals) and is parsed exactly, with no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spin: busy-loops in user space forever with no system call after its one
  * message, so the guest never exits to the VMM by itself: the VMM must end

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tally: a lost update in plain memory, in an ordinary binary (built
  * without guest/rewind-cc): the example for single-step offsets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "guest/util.h"
 
 #include "rewind/abi.h"

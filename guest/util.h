@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the guest programs: unbuffered output (one write() per
  * call, so nothing is lost in a stdio buffer when a run ends abruptly), error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wordfreq: a correct multithreaded program that forks, the shape of many
  * test drivers: two worker threads count words of a text into one table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * yield: calls sched_yield() N times. Each call is one exit to the VMM, so
  * this measures the VMM's raw exits per second (bench/keyframe).

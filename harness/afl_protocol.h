@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The AFL++ 4.04c forkserver protocol, as its include/types.h and config.h
  * define it (Debian ships no headers; ../shared/notes/afl-forkserver-4.04c.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/artifact.h"
 
 #include "harness/guest_output.h"

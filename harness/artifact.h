@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Crash artifacts: one self-contained JSON file per distinct failure (class
  * and trace hash), written atomically. It holds the input (seed and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/bundle.h"
 
 #include "vmm/file.h"

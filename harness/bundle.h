@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Crash bundles: a directory that carries everything a replay needs, so a
  * failure found on one machine replays on another with a different checkout:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What rewind-harness's front-ends share (harness/cli.h). */
 #include "harness/cli.h"
 

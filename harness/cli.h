@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rewind-harness's command line as harness/main.c parses it, and what its
  * front-ends (harness/cmd_*.c) share: the exit statuses, the harness a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --to-json and --from-json (harness/cmd_convert.h). */
 #include "harness/cmd_convert.h"
 

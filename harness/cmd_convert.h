@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rewind-harness --to-json and --from-json: an input between its binary form
  * (what afl-fuzz mutates) and its JSON form (docs/input-format.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --random: random search, no feedback (harness/cmd_random.h). */
 #include "harness/cmd_random.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rewind-harness --random N: the baseline search coverage guidance is
  * measured against (random inputs, no feedback).

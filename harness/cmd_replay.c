@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --replay, --bundle and --explain (harness/cmd_replay.h). */
 #include "harness/cmd_replay.h"
 

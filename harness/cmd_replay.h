@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The front-ends that run an artifact again: --replay FILE..., --bundle
  * ARTIFACT -o DIR and --explain FILE (harness/replay.h, harness/bundle.h,

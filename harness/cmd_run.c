@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A one-shot run, or the forkserver under afl-fuzz (harness/cmd_run.h). */
 #include "harness/cmd_run.h"
 

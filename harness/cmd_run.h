@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rewind-harness [OPTIONS] INPUT, and the AFL++ target: under afl-fuzz a
  * forkserver, otherwise one input run once (its output, its outcome, an

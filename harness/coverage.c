@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/coverage.h"
 
 #include "rewind/abi.h"

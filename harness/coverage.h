@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The coverage map afl-fuzz reads: one byte per edge of the guest's event
  * trace, set when seen (no hit counts). Fed after each execution from the

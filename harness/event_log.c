@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --event-log: a run's schedule events as JSON lines (harness/event_log.h). */
 #include "harness/event_log.h"
 

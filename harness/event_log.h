@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * --event-log FILE: a one-shot run's schedule events (counter and pct modes)
  * kept in memory while it runs, then written as JSON lines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/exec_class.h"
 
 #include <string.h>

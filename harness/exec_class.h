@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What one execution came to, as the harness classifies it: a pass, a
  * failure of the job (reported to afl-fuzz as a crash), or something that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/executor.h"
 
 #include "harness/event_log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Executions of one job, in this process: the guest is booted once to its
  * keyframe point (READY), captured, and every execution restores that

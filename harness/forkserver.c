@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/forkserver.h"
 
 #include "harness/afl_protocol.h"

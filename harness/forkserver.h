@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The AFL++ forkserver, old protocol (the only one Debian's afl-fuzz 4.04c
  * speaks; see ../shared/notes/afl-forkserver-4.04c.md): hello with the map

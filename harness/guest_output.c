@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The guest's output in a run's trace (harness/guest_output.h). */
 #include "harness/guest_output.h"
 

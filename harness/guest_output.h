@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The guest's output as a run's trace holds it (its output and panic
  * records): the last lines, for an artifact, a failure's signature and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/harness.h"
 
 #include "harness/artifact.h"

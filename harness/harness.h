@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One execution as afl-fuzz sees it: bytes in; coverage map, status and
  * (for a failure) a crash artifact out. Shared by the forkserver and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The execution input afl-fuzz mutates: a seed plus an interrupt-injection
  * schedule, in a fixed-layout binary form (docs/input-format.md) and a JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The execution input: its JSON form (harness/input.h, docs/input-format.md). */
 #include "harness/input.h"
 

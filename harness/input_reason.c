@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one-line reason a refused input gets (harness/input_reason.h). */
 #include "harness/input_reason.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one-line reason a refused input gets, in both of its forms
  * (harness/input.c, harness/input_json.c): "record 3 (offset 44): unknown

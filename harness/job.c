@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/job.h"
 
 #include "vmm/file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The job rewind-harness fuzzes or replays: guest kernel, base initramfs,
  * command, files to add, memory and budgets. The defaults are the bundled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/job_start.h"
 
 #include "harness/guest_output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whether a job's command could start at all: rewind-init says so on the
  * console when it cannot (a command that is not in the guest, or a file the

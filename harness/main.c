@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rewind-harness: the AFL++ target, one-shot runner, replayer and input converter. */
 #include "harness/cli.h"
 #include "harness/cmd_convert.h"

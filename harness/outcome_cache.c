@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recent outcomes, answered again without a run; see outcome_cache.h. */
 #include "harness/outcome_cache.h"
 

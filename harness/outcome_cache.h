@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The outcomes of the last few inputs the forkserver ran, to answer afl-fuzz
  * when it runs one of them again. afl-fuzz calibrates every new queue entry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Racy and quiet sites (harness/racy_sites.h). A location is racy when at
  * least two threads touch it, one of them writing or synchronising on it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The job's quiet sites, learned from its profile runs' event logs: what a
  * pct input with the racy-events flag counts as 1/REWIND_SITE_WEIGHT of an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/reach.h"
 
 #include "harness/job_start.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whether schedule points can reach a job's races: a job whose threads
  * compute side by side without one exit between them gives injections at

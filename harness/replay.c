@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/replay.h"
 
 #include "harness/artifact.h"

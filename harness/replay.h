@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind replay FILE` (rewind-harness --replay FILE): runs a crash
  * artifact, a crash bundle (a directory from rewind bundle) or a raw input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a replay runs (harness/replay.h loads it): the job, the input and,
  * for an artifact, what it says happened. Its own header, so that a crash

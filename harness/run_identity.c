@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/run_identity.h"
 
 #include "rewind/abi.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A run's identity: what it is a function of besides its input (the
  * kernel, the base initramfs, the job's command and added files, the CPU

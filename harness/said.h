@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Words of rewind-harness that `rewind fuzz` reads back from its probe
  * run's log to choose a job's mode and corpus: one text for both.

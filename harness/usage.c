@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rewind-harness --help (harness/usage.h). */
 #include "harness/usage.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rewind-harness --help: what it does, its options and exit statuses. */
 #ifndef REWIND_USAGE_H
 #define REWIND_USAGE_H

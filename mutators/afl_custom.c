@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AFL++ 4.04c's custom mutator API (docs/custom_mutators.md) around the
  * schedule mutator (mutators/schedule.c): init, fuzz, fuzz_count,

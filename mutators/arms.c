@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * How the mutator shares its mutants out between fresh samples and local
  * changes of the queue entry (mutators/schedule.h): what each way has paid

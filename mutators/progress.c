@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The harness's progress file, as the schedule mutator reads it (mutators/progress.h). */
 #include "mutators/progress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the schedule mutator reads of the harness's progress file
  * (harness_write_progress; rewind-fuzz names it in REWIND_PROGRESS_FILE).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * An AFL++ custom mutator for rewind-harness inputs (docs/input-format.md):
  * it parses the input and mutates the schedule itself (move an injection by

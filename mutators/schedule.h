@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The schedule-aware AFL++ custom mutator (mutators/schedule.c). */
 #ifndef REWIND_MUTATOR_SCHEDULE_H
 #define REWIND_MUTATOR_SCHEDULE_H

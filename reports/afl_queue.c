@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* afl-fuzz's output folder (reports/afl_queue.h). */
 #include "reports/afl_queue.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* afl-fuzz's output folder, as rewind explore and rewind fuzz read it while it runs. */
 #ifndef REWIND_AFL_QUEUE_H
 #define REWIND_AFL_QUEUE_H

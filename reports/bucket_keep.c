@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A signature's first failing run, kept and explained in RESULTS/buckets/ID/. */
 #include "reports/bucket_keep.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Keeping a failure signature's first failing run in RESULTS/buckets/ID/:
  * the artifact, explained by rewind-harness --explain (minimised schedule,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A night's failures into buckets: grouped by signature; a signature seen
  * for the first time is kept and explained (bucket_keep.c) and joins the

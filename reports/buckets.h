@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Failure buckets across nights (docs/explore.md, "Buckets"): a night's
  * artifacts grouped by signature into the history, the first of each new

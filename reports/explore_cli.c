@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind explore`'s command line: the usage, the options and their checks. */
 #include "reports/explore_cli.h"
 

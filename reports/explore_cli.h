@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind explore`'s command line (reports/explore_cli.c): its options,
  * checked and parsed before anything is made or started.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rewind-explore (`rewind explore`): a night of schedule exploration over a
  * suite, on every core of this machine or as a Slurm job array; then its

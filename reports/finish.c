@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finishing a night: history, buckets, the latest link, the report. */
 #include "reports/finish.h"
 

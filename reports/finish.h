@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The finishing step of a night: the workers' results, samples and buckets
  * into the history, the night's state, RESULTS/latest, and the report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RESULTS/history.sqlite: opening it, its schema, small query helpers. */
 #include "reports/history.h"
 

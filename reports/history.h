@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The history of every night of a results directory: RESULTS/history.sqlite
  * (schema: docs/explore.md). Only the finishing step of `rewind explore`

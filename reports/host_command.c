@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A host command with a timeout and bounded output (host_command.h). */
 #include "reports/host_command.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A command of this host run without a shell, as a suite's runner runs the
  * project's test runner (reports/suite_runner.c): in a folder, with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Planning a night: its id and folder, which worker fuzzes which test, night.json. */
 #include "reports/night.h"
 

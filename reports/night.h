@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One night of a results directory: RESULTS/nights/NNNN/ and its night.json,
  * the plan every worker and the finishing step read (docs/explore.md).

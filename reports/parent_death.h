@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A child of rewind explore (or rewind report) ends with the process that
  * forked it: a `kill -9` of the night (a cron job's `timeout -s KILL`)

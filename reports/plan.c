@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A night's plan: which tests get time, how much, on which worker. */
 #include "reports/plan.h"
 

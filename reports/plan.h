@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A night's plan (docs/explore.md, "How the time is spent"): which tests get
  * time this night, how many seconds each, and on which worker. A function of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live progress line of `rewind explore`. */
 #include "reports/progress.h"
 

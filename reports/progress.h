@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Live progress of a night on this machine: every few seconds one line with
  * executions, exec/s, failures and buckets, from afl-fuzz's plot_data (which

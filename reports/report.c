@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind report`: loads a night from the history, decides its exit status
  * and has the writers make summary.json, junit.xml, the plots and index.html.

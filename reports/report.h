@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind report`: a night's report from the history (docs/explore.md):
  * RESULTS/nights/NNNN/report/summary.json, junit.xml, index.html and plots/.

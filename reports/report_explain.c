@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One bucket's explanation on report/index.html, from RESULTS/<explanation>
  * (explain.json, docs/explore.md) and explain.txt beside it. Both are the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One bucket's explanation (explain.json, explain.txt) on report/index.html. */
 #ifndef REWIND_REPORT_EXPLAIN_H
 #define REWIND_REPORT_EXPLAIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report/index.html. Every string from the history and the explanations is
  * escaped: messages, sites and explanations are the guest's output, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's index.html: a static page (no script, no network, inline CSS). */
 #ifndef REWIND_REPORT_HTML_H
 #define REWIND_REPORT_HTML_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/junit.xml (the JUnit XML that CI servers read). */
 #include "reports/report_junit.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's junit.xml: one test case per test of the night, for CI. */
 #ifndef REWIND_REPORT_JUNIT_H
 #define REWIND_REPORT_JUNIT_H

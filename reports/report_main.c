@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rewind-report [--out] DIR [--night N]: a night's report (docs/explore.md). */
 #include "reports/report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The report's plots. The data go to report/plots/NAME.dat and a gnuplot
  * script to report/plots/plots.gp; gnuplot runs once, in that folder, as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's plots: gnuplot run on data files from the history (report/plots/). */
 #ifndef REWIND_REPORT_PLOTS_H
 #define REWIND_REPORT_PLOTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/summary.json (format "rewind-report", docs/explore.md). */
 #include "reports/report_summary.h"
 

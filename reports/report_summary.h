@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's summary.json: the night, its tests and buckets, for machines. */
 #ifndef REWIND_REPORT_SUMMARY_H
 #define REWIND_REPORT_SUMMARY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A suite's "ctest" runner (docs/explore.md): ctest --show-only=json-v1 in
  * a CMake build folder, and its JSON read into tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What reports/suite_runner.c shares with the runner kinds kept in files of
  * their own (reports/runner_ctest.c): the runner being run and the helpers

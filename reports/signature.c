@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Failure signatures of crash artifacts, and listing a test's artifacts. */
 #include "reports/signature.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A failure's signature (docs/explore.md, "Buckets"): the test, the outcome
  * class, the wait status and the failing site (the last output line with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind explore --engine slurm`: writes NIGHT/slurm/worker.sh (a job array,
  * one task a worker) and finish.sh (the merge, after every task has ended),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind explore --engine slurm`: a night as a Slurm job array of workers
  * plus a final merge task (docs/explore.md, docs/cluster.md).

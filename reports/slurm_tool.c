@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fork/exec of Slurm's tools with stdout and stderr captured through pipes (slurm_tool.h). */
 #include "reports/slurm_tool.h"
 

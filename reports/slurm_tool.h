@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running Slurm's command-line tools (sbatch, scontrol, scancel) by fork/exec, never through
  * a shell, and capturing what they print; for reports/slurm.c.

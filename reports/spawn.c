@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fork/exec with an added environment and a log file; wait statuses. */
 #include "reports/spawn.h"
 

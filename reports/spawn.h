@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Starting the tools a night or `rewind fuzz` runs (afl-fuzz, rewind-harness)
  * and waiting for them. A tool never outlives the process that started it:

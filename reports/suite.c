@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Suite files: parsing, validation, and the copy a night keeps in
  * night.json. A test's settings are reports/suite_settings.c's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A suite file (docs/explore.md): the tests `rewind explore` explores, each
  * a command with the rewind-harness job options it needs, listed one by one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A suite's runner: the project's own test runner lists the tests
  * (docs/explore.md). The settings every kind shares, the "list" and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A suite's "runner" (docs/explore.md): the project's own test runner, run
  * on this host to list the tests: "list" (a command that prints one test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A suite test's settings (suite_settings.h): each from the most specific
  * layer that gives it, checked, and turned into rewind-harness options.

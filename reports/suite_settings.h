@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A suite test's settings (docs/explore.md): the job keys ("kernel",
  * "mem_mib", ...) and the others ("add", "mode", "share", "user", "cwd",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One worker: afl-fuzz on each of its tests in turn, a result file for each. */
 #include "reports/worker.h"
 

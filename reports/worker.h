@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A worker of a night: fuzzes its share of the tests with afl-fuzz and
  * rewind-harness, one test after another, and writes TEST/worker-K.json

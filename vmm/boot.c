@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/boot.h"
 
 #include "vmm/guest_mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Linux 64-bit boot protocol: loads a bzImage, its initramfs and command
  * line into guest RAM, describes memory with an e820 map, hands the kernel a

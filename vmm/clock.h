@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The virtual clock. Time moves only by the guest's own actions: a fixed
  * quantum per step (an exit the guest made), and jumps to the armed timer when

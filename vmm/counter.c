@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The software counter: precise preemption of CPU-bound code without a PMU.
  * A test program built with guest/rewind-cc reports every schedule event (a

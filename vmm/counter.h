@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The software counter of an instrumented job and its event log; see
  * vmm/counter.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Deterministic "newc" cpio writer for initramfs images. Owners, times,
  * devices and inode numbers are fixed, so the same entries in the same order

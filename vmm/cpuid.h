@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fixed CPU model a guest sees: one per vendor, the same on every host of
  * that vendor, without TSC, TSC-deadline, RDRAND, RDSEED, kvmclock or a PMU.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared objects an ELF program needs (elf_deps.h), found as glibc's
  * ld.so (elf/dl-load.c) and musl's (ldso/dynlink.c) find them: breadth

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared objects a dynamically linked x86-64 ELF program needs: found on
  * the host the way its dynamic loader (glibc's ld.so or musl's) will look for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * An untrusted ELF file (elf_file.h), read as the kernel (fs/binfmt_elf.c)
  * and the loaders (glibc's elf/dl-load.c, musl's ldso/dynlink.c) read it.

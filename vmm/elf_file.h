@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading an untrusted x86-64 ELF file, already in memory, as the kernel
  * and the dynamic loaders read it: the ELF header, PT_INTERP, and what the

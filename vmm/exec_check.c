@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Why the guest could not execute the job's command (vmm/exec_check.h). */
 #include "vmm/exec_check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Why the guest could not execute the job's command, from the guest's own
  * archives: a dynamically linked program whose loader the guest lacks (one

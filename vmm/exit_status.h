@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exit-status contract every Rewind program keeps (docs/exit-status.md):
  * `rewind run`, `fuzz`, `replay`, `explain`, `bundle`, `trace`, `keyframe`,

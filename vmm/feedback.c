@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The instrumented runtime's feedback map (guest/runtime/feedback.c): the
  * job sets feature bits in its own memory; the VMM finds the map's pages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The instrumented runtime's feedback map; see vmm/feedback.c.
  */

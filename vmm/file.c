@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/file.h"
 
 #include "vmm/log.h"

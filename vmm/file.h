@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whole-file helpers: read a file into memory, write one atomically. */
 #ifndef REWIND_FILE_H
 #define REWIND_FILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/guest_files.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The files the guest sees, read from the archives a run boots it with (the
  * base initramfs and the job's archive: newc cpio in memory). The

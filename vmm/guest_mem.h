@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Checked access to guest RAM. Every guest-physical address or length the
  * guest hands the VMM goes through guest_mem_ptr() before the VMM touches it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The host's monotonic clock, for budgets, progress and reports only: no
  * reading of it ever reaches the guest (vmm/clock.h is the guest's time).

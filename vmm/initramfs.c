@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/initramfs.h"
 
 #include "vmm/cpio.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * An initramfs image described as a list of entries (directories, host files,
  * symlinks) and written deterministically: entries sorted by guest path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Applying the schedule: each injection acts at its own step after READY,
  * while the vCPU is stopped at an exit the guest made, so the guest sees it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Applying the schedule (vmm/schedule.h): the injections that act at steps
  * after READY; the counter (vmm/counter.h) applies those that count events.

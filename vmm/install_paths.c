@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where Rewind's files are, from this program's own location (install_paths.h). */
 #include "vmm/install_paths.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where Rewind's files are, found from this program's own location
  * (/proc/self/exe): every program, installed or not, finds the guest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The job's archive: command, setup and the user's files (vmm/job_archive.h). */
 #include "vmm/job_archive.h"
 

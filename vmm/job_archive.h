@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The job's archive, appended to the base image: /rewind/job (the command),
  * /rewind/setup (user, working directory, environment, the user's files;

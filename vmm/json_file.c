@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON documents written atomically: artifacts, explanations, plans, results. */
 #include "vmm/json_file.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a JSON document to a file atomically (vmm/file.h's file_write_atomic). */
 #ifndef REWIND_JSON_FILE_H
 #define REWIND_JSON_FILE_H

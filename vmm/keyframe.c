@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/keyframe.h"
 
 #include "vmm/inject.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Keyframes: the whole machine at one step (vCPU, guest RAM, the VMM's own
  * clock, counters and trace position), captured once and restored for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/keyframe_file.h"
 
 #include "vmm/guest_mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Keyframe files: a keyframe on disk, so a new process restores the booted
  * guest without booting. Versioned and checksummed; each file names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/kvm.h"
 
 #include "vmm/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * KVM setup: /dev/kvm, one VM, its guest RAM and one vCPU with its shared
  * kvm_run page. Everything deterministic about the machine is built on top

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/kvm_speed.h"
 
 #include "vmm/log.h"

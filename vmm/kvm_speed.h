@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Does this host's /dev/kvm run guest code at hardware speed? Some nested
  * clouds offer a /dev/kvm that emulates every guest instruction (about 1 µs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The local APIC: KVM's in-kernel one with a split irqchip, so there is no
  * PIC, IOAPIC or PIT. The VMM injects fixed interrupts with an MSI write to

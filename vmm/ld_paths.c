@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loaders' search directories and tokens (ld_paths.h), as glibc's
  * ldconfig reads ld.so.conf and musl's ldso/dynlink.c its path file.

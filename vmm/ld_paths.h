@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where the dynamic loaders look for a library, as glibc's ld.so
  * (elf/dl-load.c, ldconfig for ld.so.conf) and musl's (ldso/dynlink.c) do

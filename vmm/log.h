@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Error messages for users: "PROGRAM: error: message", one line on stderr.
  * The function and line a message comes from are shown only when asked for

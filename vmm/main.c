@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rewind: the deterministic VMM's command line. */
 #include "vmm/install_paths.h"
 #include "vmm/keyframe_file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/manifest.h"
 
 #include "vmm/file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run directory: manifest.json (inputs and result) and trace.bin. */
 #ifndef REWIND_MANIFEST_H
 #define REWIND_MANIFEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/mem_snapshot.h"
 
 #include "vmm/log.h"

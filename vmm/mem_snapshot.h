@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Guest RAM at a keyframe, and its restore in time proportional to the pages
  * written since: KVM's dirty log names the pages the guest wrote; the VMM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rewind-mkinitramfs: writes a deterministic initramfs (newc cpio) from
  * host files, so no host time, owner or directory order leaks into a guest.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/msr.h"
 
 #include "vmm/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Model-specific registers at power-on: what firmware would have set up
  * before Linux runs (memory types), with fixed values on every host.

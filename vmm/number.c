@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/number.h"
 
 #include "vmm/log.h"

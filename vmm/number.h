@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whole numbers as both programs take them on the command line: decimal,
  * or hexadecimal with 0x (--seed 0x2a, --stuck-ms 3000).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Priority schedules (PCT, pct mode): every thread of an instrumented job
  * runs as SCHED_FIFO with a priority the VMM hands out when the thread is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Priority schedules (PCT): the priority each thread of the job starts
  * with; see vmm/pct.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Rewind ports: every call the guest makes to the VMM (see rewind_abi.h). */
 #include "vmm/ports.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Rewind ports (include/rewind/abi.h): every call the guest makes to
  * the VMM, dispatched from one table by port, with the timer the guest arms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The page shared with the guest, the VMM's side (vmm/ports_shared.h). */
 #include "vmm/ports_shared.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The page shared with the guest (struct rewind_shared, include/rewind/abi.h),
  * the VMM's side of it: the callback raise, the clock reads and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/run.h"
 
 #include "vmm/counter.h"

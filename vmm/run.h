@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One `rewind run`: its inputs (the run is a pure function of them), the
  * machine built from them, and what it leaves behind: the guest's output as

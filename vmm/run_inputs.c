@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The inputs of a run: loaded, checked, joined and hashed once. */
 #include "vmm/run_inputs.h"
 

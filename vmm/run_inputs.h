@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The inputs of a run, loaded, checked and hashed once: the guest kernel,
  * the base initramfs joined with the job's archive (/rewind/job and the

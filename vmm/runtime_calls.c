@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * REWIND_PORT_RUNTIME: the calls of an instrumented job's runtime
  * (guest/runtime/), and of the guest kernel where it counts a plain job's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * REWIND_PORT_RUNTIME: the calls of an instrumented job's runtime; see
  * vmm/runtime_calls.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names and ordering of interrupt-injection schedules (vmm/schedule.h). */
 #include "vmm/schedule.h"
 

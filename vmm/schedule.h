@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The interrupt-injection schedule of one execution: perturbations the VMM
  * applies at given steps of the job, each a pure function of its own

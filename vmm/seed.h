@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The execution seed in guest memory: rewind-init names its buffer at READY
  * (include/rewind/abi.h), and the VMM writes the seed there at that exit and

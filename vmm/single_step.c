@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Preemption N user-mode instructions after a step, for unmodified
  * binaries and without a PMU (preempt-insns). At the exit the injection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Preemption N user-mode instructions after a step (preempt-insns), counted
  * by the guest kernel on the VMM's request; see vmm/single_step.c.

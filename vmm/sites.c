@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The site map (include/rewind/abi.h REWIND_RT_SITES): when the input asks
  * for racy events (its racy-events flag, pct mode) and the harness has

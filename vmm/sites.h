@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The site map of a run that counts racy events (vmm/sites.c). */
 #ifndef REWIND_VMM_SITES_H
 #define REWIND_VMM_SITES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Memory sizes as both programs take them (--mem): a number with a suffix
  * K, M or G (powers of 1024, either case: 256M, 1G, 131072K), or a bare

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where an execution's time goes (bench/exec): the exits KVM handed the VMM
  * by reason and by Rewind port, and each keyframe restore split into its

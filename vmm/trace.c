@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/trace.h"
 
 #include "vmm/file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event trace of a run: every event record the guest sent, and the
  * VMM's own events, each stamped with the step it happened at. Its running

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind trace`: an event trace file, every record decoded (vmm/trace_dump.h). */
 #include "vmm/trace_dump.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind trace`: prints an event trace file (RWTRACE1, vmm/trace.h) for
  * people and scripts, every record decoded into named fields. Steps are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Paths inside a tree (tree_path.h): lexical normalisation for guest paths,
  * and resolution on the host as the kernel resolves after chroot(root).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Paths inside a tree (the host's /, or another root in tests), handled as
  * the kernel handles them after chroot(root): what the guest's loader will

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/user_context.h"
 
 #include "vmm/guest_mem.h"

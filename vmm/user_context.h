@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where the running user task is, read at an exit without changing
  * anything: its user-mode RIP and RSP and the top of its user stack. An

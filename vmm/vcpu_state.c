@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/vcpu_state.h"
 
 #include "vmm/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Everything KVM holds about the vCPU that decides what it does next:
  * general and special registers, x87/SSE state (the CPU model has no XSAVE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/version.h"
 
 #include "rewind/abi.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What `rewind --version` and `rewind-harness --version` say: the program's
  * version and commit, the guest ABI, the CPU model the VMM presents on this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run loop: one exit switch, on top of every part of the machine (tests/unit/call-graph). */
 #include "vmm/vm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A deterministic machine: one vCPU, guest RAM, the local APIC, the virtual
  * clock, the Rewind ports and the event trace, driven by one run loop that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a run ends (vmm/vm_outcome.h). */
 #include "vmm/vm_outcome.h"
 

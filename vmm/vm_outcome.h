@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * How a run ends: exactly one outcome, the first vm_finish's, with a detail
  * for humans, recorded in the trace. Every part of the VMM may end the run,

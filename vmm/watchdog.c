@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vmm/watchdog.h"
 
 #include "vmm/log.h"

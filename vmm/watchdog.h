@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watchdog: a thread that watches a run's step counter and, only when it
  * has not moved for the budget, kicks the vCPU thread out of KVM_RUN with a

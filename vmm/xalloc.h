@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Allocations that do not fail: out of memory is reported and aborts. For
  * code where every allocation is small and bounded (the shared objects a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The countdown of Rewind's software counter: precise schedule points
  * without a PMU. The program (built with guest/rewind-cc) reports its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fair continuation of a pct run (vmm/counter.c): when a run under
  * priorities has not ended within its step budget, the VMM lets it go on

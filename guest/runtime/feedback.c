@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Feedback that sees interleavings, kept in the guest and read by the VMM
  * (it becomes afl-fuzz coverage): one bit per feature in a map the VMM reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Rewind's guest runtime for instrumented test programs (guest/rewind-cc):
  * the pieces share this header. Every schedule event (a basic block of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The site map (include/rewind/abi.h REWIND_RT_SITES): in a pct run whose
  * input counts racy events, the VMM fills in the quiet sites, those that

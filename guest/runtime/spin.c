@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Spin-waits, recognised (pct mode). A thread that waits for another by
  * loading a flag in a loop (spin locks, spin barriers, a thread pool's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Synchronisation operations as schedule events. guest/rewind-cc links the
  * program with -Wl,--wrap=NAME for each function below, so the program's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the runtime knows about the calling thread: its number, and the
  * bounds of its own stack, whose accesses are private to it and so no

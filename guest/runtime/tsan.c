@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The entry points gcc's -fsanitize=thread instrumentation calls (compile
  * only: the program is linked with this runtime, never with libtsan). Each

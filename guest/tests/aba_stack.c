@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * aba_stack: two relay threads share a pool of six packet buffers kept on
  * a lock-free free list (a Treiber stack: the head pointer is swapped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bounded_buffer: a print spooler. Main queues 60 print jobs into a
  * four-slot ring; two printer threads take jobs out and print them (add

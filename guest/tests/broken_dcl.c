@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * broken_dcl: two request handlers share the database connection
  * settings, created on first use by get_settings() with double-checked

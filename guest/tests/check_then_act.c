@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check_then_act: two sign-up threads register user names in a shared
  * registry. The registry is thread-safe: lookup and insertion each take

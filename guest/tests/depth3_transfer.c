@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * depth3_transfer: two tellers move money between the two accounts of
  * their own branch (nothing shared there). Every transfer goes through the

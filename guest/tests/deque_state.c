@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * deque_state: a work-stealing pool whose tasks carry a state field, and a
  * caller that cancels the tasks it no longer needs. Main owns a deque of

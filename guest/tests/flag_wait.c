@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flag_wait: a correct program, no bug. A producer hands 8 jobs to a
  * consumer through a one-slot mailbox; each side busy-waits on the slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * forked_suite: a test program with its own runner, as libuv's, Check's and
  * many C projects' suites are. With no argument it runs each of its tests

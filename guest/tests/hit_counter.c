@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hit_counter: a price cache's statistics. Two request threads look each
  * requested product up in the cache (a read-only table, filled before the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hit_counter_fixed: hit_counter.c's fixed twin. The same price cache and
  * requests, but each hit is counted with an atomic increment (`lock addq`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lock_order_deadlock: a shop's catalogue (stock levels, under
  * catalog_lock) and its statistics (under stats_lock). A restock thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * log_ring: twenty request threads each log one line into a shared ring:
  * a logger reserves the next slot with an atomic fetch-and-add on `tail`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lost_update: two worker threads count events into one shared counter
  * with a plain `counter++` and no lock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lost_wakeup: a client library's "wait for the reply" call. The caller
  * sends a request to a worker thread and waits for its completion. The wait

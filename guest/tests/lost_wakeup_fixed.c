@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lost_wakeup_fixed: lost_wakeup.c's fixed twin. The same call and worker,
  * but the slow path reads `done` again under the lock and waits in a loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * poll_slots: a correct program, no bug. A main thread starts six workers,
  * which wait for its go with sched_yield(), hands each one chunk of a sum,

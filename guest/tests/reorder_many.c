@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reorder_many: a parallel file checksum. Main splits its input into 12
  * chunks and starts one hashing thread per chunk; each publishes its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * roster_100: a hundred client threads join a meeting. Each takes the
  * next badge number under badge_lock, then adds itself to the roster under

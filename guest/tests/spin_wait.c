@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spin_wait: a thread spins on a flag that another thread sets after a
  * short sleep. Not a bug on a machine with two CPUs, nor with a preemptive

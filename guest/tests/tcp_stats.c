@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tcp_stats: a tiny request server over TCP on the loopback, with a thread
  * per connection, and its test: two clients connect at the same time and

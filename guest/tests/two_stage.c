@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * two_stage: two threads append records to a write-ahead journal. A
  * record gets its sequence number under seq_lock (stage 1) and is then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unix_sessions: a server on a Unix-domain stream socket keeps a table of
  * client sessions, made when the first client connects; each connection's

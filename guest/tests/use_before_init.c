@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * use_before_init: a shipping-cost service. Main starts a worker that
  * answers 40 price lookups, then sets up a cache of precomputed prices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * work_steal: a work-stealing pool. Main owns a deque of task ids: for
  * each of eight batches it pushes eight tasks at the bottom, wakes the

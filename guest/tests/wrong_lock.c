@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wrong_lock: an account service keeps an audit trail (an array and its
  * length) that is meant to be protected by audit_lock. The session thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * yield_pool: three encoder threads share four frame buffers kept on a
  * lock-free free list (a Treiber stack: the head pointer is swapped with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * yield_pool_fixed: yield_pool.c with its ABA bug fixed, as such pools fix
  * it: the free list's head is a frame number and a version, swapped

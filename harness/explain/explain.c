@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/explain/explain.h"
 
 #include "harness/explain/explain_report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind-harness --explain FILE`: why a failure happens, for a developer
  * who was not there. From a crash artifact, bundle or raw input it finds:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/explain/explain_report.h"
 
 #include "harness/artifact.h"

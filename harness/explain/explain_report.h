@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What --explain found (struct explanation, filled by harness/explain/explain.c),
  * and its report: text for the terminal, JSON beside the file, the

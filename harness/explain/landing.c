@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/explain/landing.h"
 
 #include "rewind/abi.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where each injection of a failing run landed, read from its trace (and,
  * for step injections, from the user context the VMM captured when it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/explain/minimise.h"
 
 #include "harness/guest_output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Minimising a failing schedule: drop injections and shrink their
  * arguments while the failure keeps its signature (class, exit status or

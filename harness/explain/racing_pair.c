@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/explain/racing_pair.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The racing pair of an instrumented job: from the event logs of a failing
  * run and of the nearest passing one (the same schedule with one injection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "harness/explain/symbols.h"
 
 #include "vmm/file.h"

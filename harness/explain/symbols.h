@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Code locations in the test binary: function, file and line of a code
  * address, inlined calls included, from the binary's own debug information

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timeline around the failure (harness/explain/timeline.h). */
 #include "harness/explain/timeline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The timeline of an explanation: what the job's threads did around the
  * failure, read from the final run's trace (switches, injections,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind fuzz`: afl-fuzz on a job's schedules with rewind-harness as its
  * target, a progress line every 5 s, then a replay of the first failure.

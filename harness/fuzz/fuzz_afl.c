@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind fuzz`'s afl-fuzz: its command and settings, started, watched, stopped. */
 #include "harness/fuzz/fuzz.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind fuzz`'s children: waited for with word of a slow start; their logs. */
 #include "harness/fuzz/fuzz.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind fuzz`: the usage, and the run from the checks to the verdict. */
 #include "harness/fuzz/fuzz.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `rewind fuzz`'s command line: its own options, the job's (harness/job.c's
  * job_fields, as rewind-harness takes them) and --map-size, before the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `rewind fuzz` says: its progress and results, and a log's last lines. */
 #include "harness/fuzz/fuzz.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind fuzz` before afl-fuzz: the tools, the output folder, the probe run. */
 #include "harness/fuzz/fuzz.h"
 #include "harness/said.h"

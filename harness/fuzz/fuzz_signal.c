@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind fuzz` and the signals that stop it: its children stop with it. */
 #include "harness/fuzz/fuzz.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rewind fuzz` after afl-fuzz: its numbers, the first failure, its replay. */
 #include "harness/fuzz/fuzz.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kvm_probe: does this host's /dev/kvm run guest code at hardware speed?
  * Times the loop of vmm/kvm_speed.c (the programs' own check, the best of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the KVM box (tests/box/run) itself. The QEMU mode is forced here,
  * so it is exercised on every machine, also where /dev/kvm works natively.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lost_update, fixed: guest/tests/lost_update.c with its counter updated by
  * an atomic increment. tests/explore/test-explore puts it in the guest in

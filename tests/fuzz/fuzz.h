@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the AFL++ targets in tests/fuzz/ share: reading the test case into an
  * exact-size copy (so ASan catches a read past its end), failing with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AFL++ target for reading a crash artifact (harness/artifact.c:
  * artifact_parse, and the job object in it, harness/job.c), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AFL++ target for reading an untrusted ELF file (vmm/elf_file.c), as
  * elf_deps_find (vmm/elf_deps.c) reads a program `--add` puts into the

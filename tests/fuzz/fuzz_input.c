@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AFL++ target for the execution-input parser alone (harness/input.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AFL++ target for reading a job file (harness/job.c: what job_load_file does
  * with the bytes, cJSON_ParseWithLength then job_apply_json over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AFL++ target for reading a keyframe file (vmm/keyframe_file.c), without
  * KVM: keyframe_file_parse (everything keyframe_file_load does up to, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A check both the artifact and the job-file targets make: an accepted job
  * comes back the same through job_to_json and job_apply_json.

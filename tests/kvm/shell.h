@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test helper for the end-to-end KVM tests: runs a shell command, capturing
  * its stdout, stderr and exit status. The including file defines DIR (its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event log (rewind-harness --event-log, vmm/counter.c) on real KVM:
  * a logged run is the very same run as the unlogged one (the same outcome

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * End-to-end tests of rewind-harness on real KVM (natively or inside the
  * box): the bundled ledger example passes unperturbed and fails with the

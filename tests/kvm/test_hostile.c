@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The hostile guest (guest/hostile.c) against the ASan+UBSan builds on real
  * KVM (natively or inside the box). Every case has one exact outcome: with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * KVM smoke test: a real VM with one vCPU runs a few real-mode instructions
  * that do port I/O and halt; every exit is checked. Runs natively or inside

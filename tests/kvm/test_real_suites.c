@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a real project's test suite needs of the guest, end to end with
  * `rewind run` (natively or inside the box): sockets over the loopback

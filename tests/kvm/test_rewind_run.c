@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * End-to-end tests of `rewind run`: the patched guest kernel on real KVM
  * (natively or inside the box). A run must be a pure function of its inputs:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test helper for the KVM tests that read a run's trace file (trace.bin):
  * the preemptions it records. Include after <cmocka.h>.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One crash artifact as rewind-harness writes it (version 2, a ledger lost
  * update found with a stall): the sample the artifact unit test and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: reads back the entries of a newc archive held in memory. */
 #ifndef REWIND_TEST_NEWC_READER_H
 #define REWIND_TEST_NEWC_READER_H

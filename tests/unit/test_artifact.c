@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of reading an artifact (harness/artifact.c, and the job object
  * in it, harness/job.c): an artifact is untrusted input. A real artifact is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the coverage map (harness/coverage.c) on traces built by
  * hand: the same trace gives the same map, thread ids do not matter (only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the deterministic newc writer (vmm/cpio.c). */
 #include "tests/unit/newc_reader.h"
 #include "vmm/cpio.h"

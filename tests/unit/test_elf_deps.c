@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of finding the shared objects an ELF program needs
  * (vmm/elf_deps.c). The group's setup compiles real programs and libraries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the pure parts of --explain: finding the racing pair in two
  * event logs (harness/explain/racing_pair.c), reading files out of the guest's

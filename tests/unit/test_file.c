@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of reading untrusted files (vmm/file.c): what is refused. A read
  * that would block (a FIFO) is refused without opening it; SIGALRM turns a

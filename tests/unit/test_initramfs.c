@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the initramfs description and writer (vmm/initramfs.c). */
 #include "tests/unit/newc_reader.h"
 #include "vmm/initramfs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the execution-input format (harness/input.c) and the
  * schedule helpers (vmm/schedule.c): every rejection rule, both round trips,

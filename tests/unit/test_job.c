@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of rewind-harness's job (harness/job.c): a job file (or an
  * artifact's "job") and the command line go through one table of fields,

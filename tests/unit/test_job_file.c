@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the job-file parsing and command lookup of rewind-init (guest/job_file.c). */
 #include "guest/job_file.h"
 

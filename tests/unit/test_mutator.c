@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The schedule mutator: whatever it is given (valid inputs, noise, a
  * size limit), every input it makes parses, stays within the limit, keeps

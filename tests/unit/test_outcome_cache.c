@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The forkserver's outcome cache (harness/outcome_cache.c): a recent input
  * is answered with its own map and status, the oldest is replaced first, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the command line's pure parts: memory sizes with suffixes
  * (vmm/size.c, what --mem takes in both programs) and the slow-/dev/kvm

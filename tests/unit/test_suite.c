@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of what rewind explore reads and decides without KVM: suite
  * files (reports/suite.c), their runners (reports/suite_runner.c, with

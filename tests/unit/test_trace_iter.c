@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the trace record iterator (vmm/trace.c): the bytes can come
  * from an untrusted file, so a truncated record, a hostile payload length
