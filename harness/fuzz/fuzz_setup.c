@@ -205,58 +205,11 @@ static void default_corpus(struct fuzz_paths *p, const char *name, const char *w
 	snprintf(p->corpus, sizeof(p->corpus), "%.*s/corpus/%s", PATH_MAX - 32, p->root, name);
 }
 
-/* Copies the inputs of corpus/NAME into the folder at, each as PREFIX-FILE. */
-static int copy_corpus(const struct fuzz_paths *p, const char *name, const char *prefix,
-		       const char *at)
+/* Is the job the bundled example (no command given, none in a --job file)? */
+static bool is_bundled_example(const struct fuzz_options *o)
 {
-	char from[PATH_MAX + 64], file[PATH_MAX + 320], to[PATH_MAX + 320];
-	const struct dirent *e;
-	DIR *d;
-	int rc = 0;
-
-	snprintf(from, sizeof(from), "%.*s/corpus/%s", PATH_MAX - 32, p->root, name);
-	d = opendir(from);
-	if (!d)
-		return fuzz_die("cannot read %s: %s", from, strerror(errno));
-	while (!rc && (e = readdir(d))) {
-		uint8_t *data;
-		size_t len;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(file, sizeof(file), "%s/%.200s", from, e->d_name);
-		snprintf(to, sizeof(to), "%s/%s-%.200s", at, prefix, e->d_name);
-		rc = file_read_max(file, 1u << 20, "corpus input", &data, &len);
-		if (!rc)
-			rc = file_write_atomic(to, &(struct file_part){data, len}, 1);
-		if (!rc)
-			free(data);
-	}
-	closedir(d);
-	return rc ? fuzz_die("cannot copy the corpus %s into %s", from, at) : 0;
-}
-
-/*
- * A job that is not instrumented but starts threads gets both samplers:
- * priority schedules over its threads' accesses (corpus/pct) and
- * injections at exits (corpus/ledger), whose stall samples reach a race
- * across a system call that priorities alone reach seldom. OUT/corpus
- * holds both; the exits' inputs come first in afl-fuzz's queue.
- */
-static int mixed_corpus(struct fuzz_paths *p)
-{
-	char at[PATH_MAX + 16];
-
-	fuzz_say("the job is not instrumented: priority schedules over its threads' accesses "
-		 "off their own stacks, and stall samples at its exits (corpus/pct and "
-		 "corpus/ledger)\n");
-	snprintf(at, sizeof(at), "%s/corpus", p->out);
-	if (mkdir(at, 0755))
-		return fuzz_die("cannot make %s: %s", at, strerror(errno));
-	if (copy_corpus(p, "ledger", "exits", at) || copy_corpus(p, "pct", "pct", at))
-		return FUZZ_SETUP;
-	snprintf(p->corpus, sizeof(p->corpus), "%.*s", PATH_MAX - 1, at);
-	return 0;
+	return !o->command && o->job.run.argc == 1 && o->job.run.argv &&
+	       !strcmp(o->job.run.argv[0], JOB_DEFAULT_COMMAND);
 }
 
 /* Picks the corpus from the probe's exit status (0 or 1: the job ran in pct mode). */
@@ -267,10 +220,18 @@ static int pick_corpus(const struct fuzz_options *o, struct fuzz_paths *p, int s
 	if (fuzz_stop_signal)
 		return 0;
 	if (ran) {
-		if (!o->corpus && log_says(p->probe_log, SAID_KERNEL_EVENTS))
-			return mixed_corpus(p);
-		if (!o->corpus)
-			default_corpus(p, "pct", "instrumented: priority schedules");
+		/* the bundled ledger's race spans a write(): the stall samples of
+		 * corpus/ledger reach it in a few executions, priorities seldom */
+		if (!o->corpus && is_bundled_example(o))
+			default_corpus(p, "ledger",
+				       "the bundled example, a race across a system call: stall "
+				       "samples at its exits");
+		else if (!o->corpus)
+			default_corpus(p, "pct",
+				       log_says(p->probe_log, SAID_KERNEL_EVENTS)
+					       ? "not instrumented: priority schedules over its "
+						 "threads' accesses off their own stacks"
+					       : "instrumented: priority schedules");
 		return 0;
 	}
 	if (log_says(p->probe_log, SAID_NOT_INSTRUMENTED)) {
