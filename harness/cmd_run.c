@@ -6,6 +6,7 @@
 #include "harness/event_log.h"
 #include "harness/forkserver.h"
 #include "vmm/file.h"
+#include "vmm/json_file.h"
 #include "vmm/log.h"
 
 #include <stdlib.h>
@@ -39,17 +40,7 @@ static cJSON *json_outcome(const struct exec_result *res)
 
 static int print_json_outcome(const struct exec_result *res)
 {
-	cJSON *o = json_outcome(res);
-	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
-
-	cJSON_Delete(o);
-	if (!text) {
-		rw_err("out of memory for the JSON outcome");
-		return -ENOMEM;
-	}
-	printf("%s\n", text);
-	free(text);
-	return fflush(stdout) == 0 ? 0 : -EIO;
+	return json_print_line(json_outcome(res), "the JSON outcome");
 }
 
 /*

@@ -6,6 +6,7 @@
 #include "harness/executor.h"
 #include "harness/harness.h"
 #include "vmm/file.h"
+#include "vmm/json_file.h"
 #include "vmm/log.h"
 
 #include <inttypes.h>
@@ -470,20 +471,7 @@ cJSON *replay_json(const char *format, const char *path, const struct replay_cas
 
 int replay_print_json(cJSON *o)
 {
-	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
-
-	cJSON_Delete(o);
-	if (!text) {
-		rw_err("out of memory for the JSON verdict");
-		return REPLAY_HOST;
-	}
-	printf("%s\n", text);
-	free(text);
-	if (fflush(stdout) != 0) {
-		rw_err_errno(errno, "cannot write the JSON verdict");
-		return REPLAY_HOST;
-	}
-	return REPLAY_OK;
+	return json_print_line(o, "the JSON verdict") < 0 ? REPLAY_HOST : REPLAY_OK;
 }
 
 static int run_case(struct replay_case *c, const char *path, const struct replay_options *opt)

@@ -6,6 +6,7 @@
 #include "vmm/log.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,4 +24,22 @@ int json_write_atomic(const char *path, const cJSON *json)
 	rc = file_write_atomic(path, &part, 1); /* says why it failed */
 	free(text);
 	return rc;
+}
+
+int json_print_line(cJSON *json, const char *what)
+{
+	char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+
+	cJSON_Delete(json);
+	if (!text) {
+		rw_err("out of memory for %s", what);
+		return -ENOMEM;
+	}
+	printf("%s\n", text);
+	free(text);
+	if (fflush(stdout) != 0) {
+		rw_err_errno(errno, "cannot write %s", what);
+		return -EIO;
+	}
+	return 0;
 }

@@ -4,6 +4,7 @@
 #include "vmm/counter.h"
 #include "vmm/exec_check.h"
 #include "vmm/host_time.h"
+#include "vmm/json_file.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
 #include "vmm/seed.h"
@@ -111,21 +112,7 @@ static void print_summary(const struct vm *vm, const struct run_result *res)
 static int print_json(const struct run_options *opt, const struct vm *vm,
 		      const struct run_result *res)
 {
-	cJSON *o = manifest_run_json(opt, vm, res);
-	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
-
-	cJSON_Delete(o);
-	if (!text) {
-		rw_err("out of memory for the JSON result");
-		return -ENOMEM;
-	}
-	printf("%s\n", text);
-	free(text);
-	if (fflush(stdout) != 0) {
-		rw_err_errno(errno, "cannot write the JSON result");
-		return -EIO;
-	}
-	return 0;
+	return json_print_line(manifest_run_json(opt, vm, res), "the JSON result");
 }
 
 /* -v: the settings the run uses (the defaults differ from rewind-harness's). */
