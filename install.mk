@@ -67,7 +67,8 @@ install: $(INSTALL_INPUTS)
 	$(INSTALL) -m 755 tests/box/run tests/box/init $(BOX_PROBE) $(inst_libexec)/box
 	$(INSTALL) -m 644 tests/box/qemu.sh $(inst_libexec)/box
 	$(INSTALL) -m 644 $(BUILD)/lib/rewind-mutator.so $(inst_lib)
-	$(INSTALL) -m 644 $(BUILD)/guest/bzImage $(GUEST_INITRAMFS) $(inst_lib)/guest
+	$(INSTALL) -m 644 $(BUILD)/guest/bzImage $(BUILD)/guest/bzImage.map $(GUEST_INITRAMFS) \
+		$(inst_lib)/guest
 	$(INSTALL) -m 644 $(GUEST_RT) $(GUEST_RT_GLIBC) $(inst_lib)/runtime
 	$(INSTALL) -m 644 guest/tests/suite.json $(inst_share)
 	for f in $$(find corpus -type f | LC_ALL=C sort); do \

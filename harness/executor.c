@@ -102,7 +102,8 @@ int executor_boot(struct executor *ex)
 				 .wall_ms = 0,
 				 .output = NULL,
 				 .console = cfg->run.verbose ? stderr : NULL,
-				 .track_dirty = true};
+				 .track_dirty = true,
+				 .kernel_path = cfg->run.kernel_path};
 	int rc = vm_create(&ex->vm, &vcfg);
 
 	ex->vm_created = true;

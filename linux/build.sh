@@ -6,7 +6,8 @@
 # config.fragment -> bzImage at OUT.
 #
 # Results are cached in ${REWIND_CACHE:-$HOME/.cache/rewind}/kernel/<key>/
-# where <key> hashes every input; a hit only copies the bzImage.
+# where <key> hashes every input; a hit only copies the bzImage (and its
+# System.map, as OUT.map).
 #
 # Environment:
 #   REWIND_CACHE             cache root (default $HOME/.cache/rewind)
@@ -58,8 +59,15 @@ key=$({
 } | sha256sum | cut -c1-24)
 entry=$cache/$key
 
+# The bzImage, and beside it its System.map as OUT.map: a stuck run's report
+# names the kernel function from it (vmm/kernel_map.c). The map goes first,
+# so a bzImage never sits beside another kernel's map.
 install_out() {
 	mkdir -p "$(dirname "$out")"
+	rm -f "$out.map"
+	if [ -f "$entry/System.map" ]; then
+		cp "$entry/System.map" "$out.map.tmp.$$" && mv -f "$out.map.tmp.$$" "$out.map"
+	fi
 	cp "$entry/bzImage" "$out.tmp.$$" && mv -f "$out.tmp.$$" "$out"
 }
 

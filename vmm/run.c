@@ -287,7 +287,8 @@ int run_job(const struct run_options *opt)
 				/* --json: stdout is the JSON object's alone */
 				.output = opt->json ? stderr : stdout,
 				.console = opt->verbose ? stderr : NULL,
-				.track_dirty = opt->keyframe_path != NULL || opt->repeat};
+				.track_dirty = opt->keyframe_path != NULL || opt->repeat,
+				.kernel_path = opt->kernel_path};
 	struct timespec start;
 	int rc;
 

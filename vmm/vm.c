@@ -7,6 +7,7 @@
 #include "vmm/feedback.h"
 #include "vmm/host_time.h"
 #include "vmm/inject.h"
+#include "vmm/kernel_map.h"
 #include "vmm/lapic.h"
 #include "vmm/log.h"
 #include "vmm/mem_snapshot.h"
@@ -191,12 +192,18 @@ static void report_stuck(struct vm *vm)
 {
 	int cpl;
 	uint64_t rip = vcpu_rip(vm, &cpl);
+	char function[160];
 	size_t len;
 
 	vm_finish(vm, VM_STUCK, "stuck in %s", cpl == 3 ? "user space" : "the guest kernel");
 	len = strlen(vm->detail);
-	snprintf(vm->detail + len, sizeof(vm->detail) - len, " at RIP %#llx (no exit for %llu ms)",
-		 (unsigned long long)rip, (unsigned long long)vm->cfg.stuck_ms);
+	if (cpl != 3 && kernel_map_name(vm->cfg.kernel_path, rip, function, sizeof(function)) == 0)
+		len += (size_t)snprintf(vm->detail + len, sizeof(vm->detail) - len, " in %s",
+					function);
+	if (len < sizeof(vm->detail))
+		snprintf(vm->detail + len, sizeof(vm->detail) - len,
+			 " at RIP %#llx (no exit for %llu ms)", (unsigned long long)rip,
+			 (unsigned long long)vm->cfg.stuck_ms);
 }
 
 /*

@@ -63,6 +63,28 @@ static void injection_text(const struct injection *inj, char *buf, size_t len)
 }
 
 static void print_failure(const struct explanation *x, const char *path)
+/*
+ * A run stuck in user space: the function it spins in, from the program's
+ * symbols. The RIP is where the host noticed (it differs from run to run
+ * inside the loop), so the function is named, not the address.
+ */
+static void print_stuck_where(const struct explanation *x)
+{
+	static const char user[] = "stuck in user space at RIP ";
+	const char *at = x->failure.detail ? strstr(x->failure.detail, user) : NULL;
+	struct code_location loc;
+	char text[512];
+	uint64_t rip;
+
+	if (x->failure.cls != CLASS_STUCK || !at || !x->syms.ok)
+		return;
+	rip = strtoull(at + sizeof(user) - 1, NULL, 16);
+	if (!symbols_in_text(&x->syms, rip) || symbols_lookup(&x->syms, &rip, 1, &loc) < 0)
+		return;
+	code_location_text(&loc, text, sizeof(text));
+	say("  where: %s in %s\n", text, x->program);
+}
+
 {
 	say("Explanation of %s\n\n", path);
 	say("Failure: %s", exec_class_name(x->failure.cls));
@@ -75,6 +97,7 @@ static void print_failure(const struct explanation *x, const char *path)
 		say(" (%s)", x->failure.detail);
 	say(" at step %" PRIu64 "\n", x->failure.job_steps);
 	if (x->signature.last_line[0])
+	print_stuck_where(x);
 		say("  its last output line: \"%s\" (numbers as #)\n", x->signature.last_line);
 }
 
