@@ -81,7 +81,7 @@ int replay_record_differences(const struct replay_case *c, const struct replay_o
 			      const struct executor *ex, const struct exec_result *res);
 
 /*
- * A verdict as JSON (docs/harness.md, "Replay"): format, version, file,
+ * A verdict as JSON (docs/guide.md, "Replay"): format, version, file,
  * kind, job_changed, verdict, exit_status, same, outcome, detail,
  * job_status, signal, steps, trace, and for an artifact what it recorded.
  * NULL without memory.
