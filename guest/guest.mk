@@ -14,7 +14,7 @@ GUEST_LDFLAGS  := -static -pthread
 
 # Programs installed as /bin/NAME (from guest/NAME.c); /init is rewind-init.
 GUEST_PROGS := hello adversarial hostile panic spin deadlock true false echo sleep cat dirty yield \
-	ledger tally net_echo clock_wait id env wordfreq imgstat passes
+	ledger tally net_echo clock_wait id env wordfreq imgstat passes cksum
 GUEST_BIN   := $(BUILD)/guest/bin
 GUEST_OBJ   := $(BUILD)/guest/obj
 # The racy example suite (guest/tests/NAME.c, NAME.cc): built with
@@ -41,7 +41,12 @@ GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job
 # Empty mount points and directories in the image.
 GUEST_DIRS  := proc sys dev tmp run rewind tests tests/plain home root:0700
 # A minimal /etc: users (root, rewind 1000, nobody), groups, localhost.
-GUEST_ETC   := passwd group hosts nsswitch.conf protocols services
+GUEST_ETC   := passwd group hosts host.conf nsswitch.conf protocols services
+# The userland a test's scripts expect on PATH: Debian's busybox-static as
+# /usr/bin/busybox, each of its applets a link beside it, and /bin/sh
+# (/bin, first on PATH, keeps the programs above and what a job adds).
+GUEST_BUSYBOX := /bin/busybox
+GUEST_APPLETS := $(filter-out busybox,$(shell $(GUEST_BUSYBOX) --list 2>/dev/null))
 
 all: $(GUEST_ALL) $(GUEST_RT) $(GUEST_RT_GLIBC)
 
@@ -93,8 +98,10 @@ $(GUEST_BIN)/tests/plain/%: guest/tests/%.cc
 guest: $(GUEST_RT) $(GUEST_RT_GLIBC)
 
 $(GUEST_INITRAMFS): $(GUEST_BINS) $(BUILD)/bin/rewind-mkinitramfs guest/guest.mk \
-		$(GUEST_ETC:%=guest/etc/%)
+		$(GUEST_ETC:%=guest/etc/%) $(GUEST_BUSYBOX)
 	$(BUILD)/bin/rewind-mkinitramfs -o $@ \
+		--file $(GUEST_BUSYBOX):usr/bin/busybox:0755 --symlink bin/sh:../usr/bin/busybox \
+		$(foreach a,$(GUEST_APPLETS),--symlink usr/bin/$(a):busybox) \
 		--file $(GUEST_BIN)/rewind-init:init:0755 \
 		$(foreach p,$(GUEST_PROGS),--file $(GUEST_BIN)/$(p):bin/$(p):0755) \
 		$(foreach t,$(GUEST_TESTS) $(GUEST_CXX_TESTS),--file $(GUEST_BIN)/tests/$(t):tests/$(t):0755) \
