@@ -13,14 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void add_hex(cJSON *o, const char *key, uint64_t v)
-{
-	char hex[19];
-
-	snprintf(hex, sizeof(hex), "0x%016" PRIx64, v);
-	cJSON_AddStringToObject(o, key, hex);
-}
-
 size_t artifact_files_of(const struct executor *ex, struct artifact_file *out, size_t max)
 {
 	struct guest_file f;
@@ -49,7 +41,7 @@ static cJSON *files_json(const struct executor *ex)
 
 		cJSON_AddStringToObject(o, "guest", files[i].guest);
 		cJSON_AddNumberToObject(o, "mode", files[i].mode);
-		add_hex(o, "xxh3", files[i].xxh3);
+		json_add_hex(o, "xxh3", files[i].xxh3, JSON_HEX_HASH);
 		cJSON_AddItemToArray(list, o);
 	}
 	return list;
@@ -100,7 +92,7 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	cJSON_AddItemToObject(o, "added_files", files_json(ex));
 	cJSON_AddItemToObject(o, "identity", run_identity_to_json(&id));
 	cJSON_AddItemToObject(o, "outcome", outcome_json(res));
-	add_hex(o, "trace_xxh3", res->trace_hash);
+	json_add_hex(o, "trace_xxh3", res->trace_hash, JSON_HEX_HASH);
 	cJSON_AddStringToObject(o, "output_tail", tail ? tail : "");
 	free(hex);
 	free(tail);

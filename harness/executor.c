@@ -4,8 +4,8 @@
 #include "harness/event_log.h"
 #include "harness/job.h"
 #include "harness/job_start.h"
+#include "harness/profile_sample.h"
 #include "harness/racy_sites.h"
-#include "mutators/schedule.h"
 #include "vmm/host_time.h"
 #include "vmm/inject.h"
 #include "vmm/kvm_speed.h"
@@ -189,7 +189,7 @@ static void result_of(const struct executor *ex, const struct exec_input *input,
  * Runs of the job with every event logged, for its quiet sites
  * (harness/racy_sites.h): once, before the first input that counts racy
  * events. Three PCT samples first, each a plain sample of the base
- * distribution from a generator of its own (schedule_profile_sample:
+ * distribution from a generator of its own (profile_sample:
  * other priority orders, and change points, so that a location that only
  * one thread touches in one run is seen shared in another: a helper that
  * steals no task under one order steals under the next), then seed 0's
@@ -334,7 +334,7 @@ static void racy_profile_input(const struct executor *ex, uint32_t key, uint32_t
 			       struct exec_input *in)
 {
 	if (i && !ex->cfg.racy_profiles_unperturbed)
-		schedule_profile_sample(key, i, in);
+		profile_sample(key, i, in);
 	else
 		*in = (struct exec_input){.seed = i, .mode = INPUT_MODE_PCT};
 }

@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The AFL++ forkserver, old protocol (the only one Debian's afl-fuzz 4.04c
- * speaks; see ../shared/notes/afl-forkserver-4.04c.md): hello with the map
- * size on fd 199, then per execution: was_killed in on fd 198, a pid out,
- * the run, a wait status out. A KVM VM cannot be used after fork(), so every
- * execution runs in this process and the pid reported is a fake one above
- * PID_MAX_LIMIT: afl's timeout kill() hits nothing.
+ * speaks; its words and fds are harness/afl_protocol.h's): hello with the
+ * map size on fd 199, then per execution: afl-fuzz zeroes the map and
+ * writes was_killed (1 if it killed the last run on its timeout) on fd 198;
+ * the target answers a pid, runs the input, and writes a waitpid() status.
+ *
+ * A KVM VM cannot be used after fork() (KVM_RUN fails with EIO in another
+ * mm), so every execution runs in this process and the pid reported is a
+ * fake one above PID_MAX_LIMIT: afl's timeout kill() hits nothing. afl-fuzz
+ * then blocks on the status, so a run must end by itself (the harness's
+ * step and wall budgets). afl-fuzz counts a run as a crash when its status
+ * says a signal killed it; a crash is kept only when its map adds new bits
+ * to the crash map, so the failure's class goes into the map. Hit counts
+ * are bucketed (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+) and must saturate,
+ * not wrap.
  */
 #ifndef REWIND_FORKSERVER_H
 #define REWIND_FORKSERVER_H

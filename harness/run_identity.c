@@ -2,6 +2,7 @@
 #include "harness/run_identity.h"
 
 #include "rewind/abi.h"
+#include "vmm/json_file.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,21 +17,13 @@ void run_identity_of(const struct executor *ex, struct run_identity *id)
 	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", ex->vm.cpu_model);
 }
 
-static void add_hex(cJSON *o, const char *key, uint64_t v)
-{
-	char hex[19];
-
-	snprintf(hex, sizeof(hex), "0x%016" PRIx64, v);
-	cJSON_AddStringToObject(o, key, hex);
-}
-
 cJSON *run_identity_to_json(const struct run_identity *id)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	add_hex(o, "kernel_xxh3", id->kernel_xxh3);
-	add_hex(o, "initramfs_xxh3", id->initramfs_xxh3);
-	add_hex(o, "job_xxh3", id->job_xxh3);
+	json_add_hex(o, "kernel_xxh3", id->kernel_xxh3, JSON_HEX_HASH);
+	json_add_hex(o, "initramfs_xxh3", id->initramfs_xxh3, JSON_HEX_HASH);
+	json_add_hex(o, "job_xxh3", id->job_xxh3, JSON_HEX_HASH);
 	cJSON_AddStringToObject(o, "cpu_model", id->cpu_model);
 	cJSON_AddNumberToObject(o, "abi_version", (double)id->abi_version);
 	cJSON_AddNumberToObject(o, "quantum_ns", (double)id->quantum_ns);

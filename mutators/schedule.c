@@ -12,6 +12,7 @@
  */
 #include "mutators/schedule.h"
 
+#include "harness/profile_sample.h"
 #include "mutators/progress.h"
 
 #include <stdio.h>
@@ -24,8 +25,6 @@ static const uint16_t interesting_us[] = {1,	5,    10,   50,	   100,	  250,	 500
 #define N_INTERESTING (sizeof(interesting_us) / sizeof(interesting_us[0]))
 
 #define STEP_HORIZON 32 /* new injections land up to this far past the last one */
-
-#define PROFILE_SAMPLE_RNG 0x5f3759df2545f491ull /* schedule_profile_sample's generators */
 
 static uint64_t next_random(struct schedule_mutator *m)
 {
@@ -303,12 +302,11 @@ static bool racy_sample_due(const struct schedule_mutator *m)
  */
 static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 {
-	static const uint8_t narrow[] = {
-		2, 3, 4, 8, 12, PCT_DEPTH_MAX, PCT_DEPTH_MAX, PCT_DEPTH_MAX};
-	static const uint8_t wide[sizeof(narrow)] = {
+	/* the narrow mixture is the racy-site profiles' too (harness/profile_sample.c) */
+	static const uint8_t wide[PROFILE_SAMPLE_DEPTHS] = {
 		2, 3, 8, PCT_DEPTH_MAX, 30, [5 ... 7] = PCT_WIDE_DEPTH_MAX};
-	const uint8_t *depths = m->wide_mixture ? wide : narrow;
-	uint32_t d = m->fixed_depth ? m->fixed_depth : depths[below(m, sizeof(narrow))];
+	const uint8_t *depths = m->wide_mixture ? wide : profile_sample_depths;
+	uint32_t d = m->fixed_depth ? m->fixed_depth : depths[below(m, PROFILE_SAMPLE_DEPTHS)];
 
 	in->seed = next_random(m);
 	in->flags = d > PCT_DEPTH_MAX ? INPUT_FLAG_WIDE : 0;
@@ -326,21 +324,6 @@ static void pct_sample(struct schedule_mutator *m, struct exec_input *in)
 			      (struct injection){.step = (uint32_t)(next_random(m) >> 32),
 						 .kind = INJECT_DEMOTE,
 						 .arg = (uint16_t)(d - i + 1)});
-}
-
-void schedule_profile_sample(uint32_t key, uint32_t i, struct exec_input *in)
-{
-	/* a mutator of its own, zeroed: no benchmark variable (REWIND_PCT_DEPTH,
-	 * REWIND_PCT_RACY) applies, so a replay learns the same sites; and the
-	 * narrow mixture, the one version-3 artifacts' profiles were drawn from */
-	static struct schedule_mutator m;
-
-	memset(&m, 0, sizeof(m));
-	m.rng = PROFILE_SAMPLE_RNG ^ key ^ (uint64_t)i * 0x9e3779b97f4a7c15ull;
-	if (!m.rng) /* xorshift's one fixed point */
-		m.rng = PROFILE_SAMPLE_RNG;
-	*in = (struct exec_input){.seed = 0, .mode = INPUT_MODE_PCT};
-	pct_sample(&m, in);
 }
 
 /* The events in's demote positions divide, as far as known (0: not yet). */

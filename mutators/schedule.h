@@ -62,15 +62,6 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out);
 
 /*
- * The i-th (1, 2, ...) PCT sample of a racy-site profile (harness/executor.c)
- * whose generator starts from key (input_racy_key): a plain sample of the
- * base distribution, as schedule_random draws them, whatever the
- * environment says, so a replay of a racy input runs the same ones. Its
- * positions are fractions of k, like any input's.
- */
-void schedule_profile_sample(uint32_t key, uint32_t i, struct exec_input *in);
-
-/*
  * Tells the mutator that its last mutant became a new queue entry: the way
  * it was made is credited (afl_custom_queue_new_entry calls it).
  */

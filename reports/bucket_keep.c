@@ -153,7 +153,7 @@ static int explain_first(const char *results, const char *harness, const char *i
 		return 0;
 	if (not_again(rc))
 		return KEEP_NOT_AGAIN;
-	fprintf(stderr, "rewind explore: could not explain %s (see %s)\n", copy, text);
+	fprintf(stderr, "%s: could not explain %s (see %s)\n", rw_log.program, copy, text);
 	return rc < 0 ? rc : 2;
 }
 
@@ -169,7 +169,7 @@ int bucket_keep(const char *results, const char *harness, const struct signature
 		rw_err_errno(errno, "cannot keep a failure in %s", dir);
 		return -1;
 	}
-	fprintf(stderr, "rewind explore: explaining %s of %s (%s)\n", sig->id, sig->test,
+	fprintf(stderr, "%s: explaining %s of %s (%s)\n", rw_log.program, sig->id, sig->test,
 		sig->message[0] ? sig->message : sig->cls);
 	rc = explain_first(results, harness, sig->id, candidates, count);
 	if (rc < 0 || rc == KEEP_NOT_AGAIN)

@@ -185,11 +185,11 @@ static int first_seen(const struct bucket_ctx *c, const struct group *g, char *b
 
 	if (rc == 1)
 		fprintf(stderr,
-			"rewind explore: %zu failing run%s of %s (%s) did not fail again when "
+			"%s: %zu failing run%s of %s (%s) did not fail again when "
 			"replayed: not a bucket (a failure that depends on the host's load?); "
 			"see %s/buckets/%s/explain.txt\n",
-			g->count, g->count == 1 ? "" : "s", c->t->name, g->sig.cls, c->n->results,
-			g->sig.id);
+			rw_log.program, g->count, g->count == 1 ? "" : "s", c->t->name, g->sig.cls,
+			c->n->results, g->sig.id);
 	if (rc)
 		return rc;
 	if (k.site_key[0] &&
@@ -198,9 +198,8 @@ static int first_seen(const struct bucket_ctx *c, const struct group *g, char *b
 		    "SELECT id FROM buckets WHERE test = ?1 AND site_key = ?2 ORDER BY first_night"
 		    " LIMIT 1",
 		    c->t->name, k.site_key, bucket, 17)) {
-		fprintf(stderr,
-			"rewind explore: %s fails at the same sites as bucket %s: one bug\n",
-			g->sig.id, bucket);
+		fprintf(stderr, "%s: %s fails at the same sites as bucket %s: one bug\n",
+			rw_log.program, g->sig.id, bucket);
 		bucket_keep_discard(c->n->results, g->sig.id);
 	} else {
 		snprintf(bucket, 17, "%s", g->sig.id);
@@ -294,8 +293,8 @@ static const char *check_fix(const struct bucket_ctx *c, const char *artifact)
 	if (rc == REPLAY_OTHER && log_says(log, "neither fails nor passes"))
 		return "flaky";
 	if (rc != REPLAY_FAILS)
-		fprintf(stderr, "rewind explore: could not replay %s (see %s); kept as failing\n",
-			path, log);
+		fprintf(stderr, "%s: could not replay %s (see %s); kept as failing\n",
+			rw_log.program, path, log);
 	return "still-failing";
 }
 

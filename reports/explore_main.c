@@ -88,11 +88,12 @@ static void print_unplanned(const struct night *n)
 	if (!left_out)
 		return;
 	fprintf(stderr,
-		"rewind explore: %zu of %zu tests get no time this night: %us on %u worker%s "
+		"%s: %zu of %zu tests get no time this night: %us on %u worker%s "
 		"fits %zu (each needs %us at least: %us to start, %us of fuzzing).\n"
-		"rewind explore: this night fuzzes ",
-		left_out, s->count, n->seconds, n->workers, n->workers == 1 ? "" : "s", n->planned,
-		PLAN_STARTUP_S + PLAN_MIN_FUZZ_S, PLAN_STARTUP_S, PLAN_MIN_FUZZ_S);
+		"%s: this night fuzzes ",
+		rw_log.program, left_out, s->count, n->seconds, n->workers,
+		n->workers == 1 ? "" : "s", n->planned, PLAN_STARTUP_S + PLAN_MIN_FUZZ_S,
+		PLAN_STARTUP_S, PLAN_MIN_FUZZ_S, rw_log.program);
 	print_range(s, n->first_planned, n->planned);
 	fputs("; no time for ", stderr);
 	print_range(s, next, left_out);
@@ -104,9 +105,9 @@ static void print_unplanned(const struct night *n)
 
 static void print_plan(const struct night *n)
 {
-	fprintf(stderr,
-		"rewind explore: night %" PRId64 " in %s: %zu tests, %us, %u worker%s, layout %s\n",
-		n->id, n->dir, n->suite.count, n->seconds, n->workers, n->workers == 1 ? "" : "s",
+	fprintf(stderr, "%s: night %" PRId64 " in %s: %zu tests, %us, %u worker%s, layout %s\n",
+		rw_log.program, n->id, n->dir, n->suite.count, n->seconds, n->workers,
+		n->workers == 1 ? "" : "s",
 		n->layout == LAYOUT_INSTANCES ? "instances (afl-fuzz -M/-S per test)"
 					      : "tests (one afl-fuzz per test)");
 	print_unplanned(n);
@@ -114,11 +115,11 @@ static void print_plan(const struct night *n)
 		if (n->suite.tests[i].worker != SUITE_WORKER_NONE &&
 		    n->suite.tests[i].seconds < PLAN_MIN_FUZZ_S) {
 			fprintf(stderr,
-				"rewind explore: warning: %s gets %us of fuzzing, less than %us "
+				"%s: warning: %s gets %us of fuzzing, less than %us "
 				"(afl-fuzz needs about %us more to start): give the night more "
 				"--seconds\n",
-				n->suite.tests[i].name, n->suite.tests[i].seconds, PLAN_MIN_FUZZ_S,
-				PLAN_STARTUP_S);
+				rw_log.program, n->suite.tests[i].name, n->suite.tests[i].seconds,
+				PLAN_MIN_FUZZ_S, PLAN_STARTUP_S);
 			break;
 		}
 }
@@ -182,8 +183,8 @@ static bool run_workers_here(const struct night *n)
 			continue;
 		}
 		if (stop_requested && !forwarded) {
-			fprintf(stderr,
-				"rewind explore: stopping the fuzzers; the report follows\n");
+			fprintf(stderr, "%s: stopping the fuzzers; the report follows\n",
+				rw_log.program);
 			for (unsigned int k = 0; k < n->workers; k++)
 				if (pids[k] > 0)
 					kill(pids[k], SIGTERM);
@@ -298,7 +299,7 @@ static int load_latest(const struct cli *c, struct night *n)
 	if (night_latest_dir(c->results, dir, sizeof(dir)) || night_load(dir, n) ||
 	    check_tools(&n->tools, !c->slurm))
 		return -1;
-	fprintf(stderr, "rewind explore: resuming night %" PRId64 " in %s\n", n->id, n->dir);
+	fprintf(stderr, "%s: resuming night %" PRId64 " in %s\n", rw_log.program, n->id, n->dir);
 	return 0;
 }
 
@@ -347,7 +348,7 @@ static int list_tests(const struct cli *c)
 	if (suite_load(suite, &s))
 		return REWIND_EXIT_USAGE;
 	suite_print(&s, stdout);
-	fprintf(stderr, "rewind explore: %s: %zu test%s\n", suite, s.count,
+	fprintf(stderr, "%s: %s: %zu test%s\n", rw_log.program, suite, s.count,
 		s.count == 1 ? "" : "s");
 	suite_free(&s);
 	return 0;

@@ -6,7 +6,7 @@
 #include "reports/history.h"
 #include "reports/report.h"
 #include "reports/signature.h"
-#include "reports/worker.h"
+#include "reports/worker_result.h"
 #include "vmm/exit_status.h"
 #include "vmm/file.h"
 #include "vmm/log.h"
@@ -273,7 +273,7 @@ int finish_night(const struct night *n, bool interrupted)
 	bool failed = false;
 	int rc, verdict;
 
-	fprintf(stderr, "rewind explore: night %" PRId64 ": grouping failures into buckets\n",
+	fprintf(stderr, "%s: night %" PRId64 ": grouping failures into buckets\n", rw_log.program,
 		n->id);
 	if (history_open(n->results, &db))
 		return REWIND_EXIT_HOST;

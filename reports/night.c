@@ -19,14 +19,6 @@
 
 #define NIGHT_FILE_MAX (64u << 20) /* thousands of tests, each with its options */
 
-static int make_dir(const char *path)
-{
-	if (!mkdir(path, 0755) || errno == EEXIST)
-		return 0;
-	rw_err_errno(errno, "cannot create the folder %s", path);
-	return -1;
-}
-
 int night_default_tools(struct night_tools *t)
 {
 	struct install_paths where;
@@ -149,7 +141,7 @@ int night_create(struct night *n, const char *results)
 {
 	char nights[PATH_MAX], name[32];
 
-	if (make_dir(results))
+	if (file_make_dir(results))
 		return -1;
 	if (!realpath(results, n->results)) {
 		rw_err_errno(errno, "cannot use %s for results", results);
@@ -162,7 +154,7 @@ int night_create(struct night *n, const char *results)
 		return -1;
 	plan_tests(n); /* which tests get time depends on the night's id */
 	snprintf(name, sizeof(name), "%04" PRId64, n->id);
-	if (file_path_join(nights, sizeof(nights), n->results, "nights") || make_dir(nights) ||
+	if (file_path_join(nights, sizeof(nights), n->results, "nights") || file_make_dir(nights) ||
 	    file_path_join(n->dir, sizeof(n->dir), nights, name))
 		return -1;
 	if (mkdir(n->dir, 0755)) {
@@ -178,7 +170,7 @@ int night_create(struct night *n, const char *results)
 		if (n->suite.tests[i].worker == SUITE_WORKER_NONE)
 			continue; /* no time this night: nothing to keep */
 		if (night_test_path(n, n->suite.tests[i].name, NULL, path, sizeof(path)) ||
-		    make_dir(path))
+		    file_make_dir(path))
 			return -1;
 	}
 	return write_night_json(n);

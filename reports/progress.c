@@ -3,8 +3,9 @@
 #include "reports/progress.h"
 
 #include "reports/signature.h"
-#include "reports/worker.h"
+#include "reports/worker_result.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -159,7 +160,7 @@ static void note_bucket(struct progress_test *pt, const struct signature *sig)
 	if (pt->bucket_count == PROGRESS_MAX_BUCKETS)
 		return;
 	memcpy(pt->buckets[pt->bucket_count++], sig->id, sizeof(sig->id));
-	fprintf(stderr, "rewind explore: %s fails: %s%s%s%s\n", sig->test,
+	fprintf(stderr, "%s: %s fails: %s%s%s%s\n", rw_log.program, sig->test,
 		sig->status[0] ? sig->status : sig->cls, sig->message[0] ? ": \"" : "",
 		sig->message, sig->message[0] ? "\"" : "");
 }
@@ -254,10 +255,10 @@ void progress_print(struct progress *p, const struct night *n, double elapsed)
 		}
 	}
 	fprintf(stderr,
-		"rewind explore: %4.0fs of %us  execs %llu  exec/s %.1f  failures %zu  buckets %zu"
+		"%s: %4.0fs of %us  execs %llu  exec/s %.1f  failures %zu  buckets %zu"
 		"  tests done %zu/%zu%s%s\n",
-		elapsed, n->seconds, (unsigned long long)execs, rate, failures, buckets, done,
-		planned, running[0] ? " | " : "", running);
+		rw_log.program, elapsed, n->seconds, (unsigned long long)execs, rate, failures,
+		buckets, done, planned, running[0] ? " | " : "", running);
 }
 
 void progress_free(struct progress *p)

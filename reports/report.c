@@ -22,145 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* --- small helpers shared by the writers ----------------------------------- */
-
-bool report_state_is_open(const char *state)
-{
-	static const char *const open[] = {"new", "still-failing", "reopened", "flaky"};
-
-	for (size_t i = 0; state && i < sizeof(open) / sizeof(open[0]); i++)
-		if (!strcmp(state, open[i]))
-			return true;
-	return false;
-}
-
-const char *report_text(const char *s)
-{
-	return s ? s : "";
-}
-
-/* The length of the valid UTF-8 sequence at s (1..4), 0 if it is not one. */
-static size_t utf8_length(const unsigned char *s)
-{
-	size_t n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-void report_escape(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (p && *p) {
-		size_t n = utf8_length(p);
-
-		if (*p == '&')
-			fputs("&amp;", out);
-		else if (*p == '<')
-			fputs("&lt;", out);
-		else if (*p == '>')
-			fputs("&gt;", out);
-		else if (*p == '"')
-			fputs("&quot;", out);
-		else if (*p == '\'')
-			fputs("&#39;", out);
-		else if (*p == '\t' || *p == '\n')
-			fputc(*p, out);
-		else if (n == 0 || *p < 0x20 || *p == 0x7f)
-			fputs("\xef\xbf\xbd", out); /* U+FFFD */
-		else
-			fwrite(p, 1, n, out);
-		p += n ? n : 1;
-	}
-}
-
-char *report_utf8(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	char *copy, *out;
-
-	if (!s || !(copy = malloc(strlen(s) * 3 + 1)))
-		return NULL;
-	for (out = copy; *p;) {
-		size_t n = utf8_length(p);
-
-		if (n) {
-			memcpy(out, p, n);
-			out += n, p += n;
-		} else {
-			memcpy(out, "\xef\xbf\xbd", 3);
-			out += 3, p++;
-		}
-	}
-	*out = 0;
-	return copy;
-}
-
-void report_time_text(int64_t t, char *buf, size_t size)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm))
-		snprintf(buf, size, "-");
-}
-
-int report_stream_open(struct report_stream *s)
-{
-	s->data = NULL;
-	s->len = 0;
-	s->f = open_memstream(&s->data, &s->len);
-	if (!s->f) {
-		rw_err_errno(errno, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-int report_stream_commit(struct report *r, struct report_stream *s, const char *name)
-{
-	char path[4200];
-	struct file_part part;
-	bool bad = ferror(s->f) != 0;
-	int rc = -1;
-
-	if (fclose(s->f) || bad) {
-		rw_err("out of memory while writing %s", name);
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/%s", r->report_dir, name);
-	part.data = s->data;
-	part.len = s->len;
-	if (file_write_atomic(path, &part, 1) == 0)
-		rc = 0;
-	else
-		rw_err("cannot write %s (see above)", path);
-out:
-	free(s->data);
-	s->data = NULL;
-	s->f = NULL;
-	return rc;
-}
-
 /* --- loading the night ------------------------------------------------------ */
 
 static char *column_text(sqlite3_stmt *st, int col)
@@ -379,14 +240,6 @@ static int resolve_night(struct report *r, sqlite3 *db, int64_t *night)
 
 /* --- writing ---------------------------------------------------------------- */
 
-static int make_dir(const char *path)
-{
-	if (mkdir(path, 0755) == 0 || errno == EEXIST)
-		return 0;
-	rw_err_errno(errno, "cannot create the folder %s", path);
-	return -1;
-}
-
 /* RESULTS/nights/NNNN/report/plots, each folder made if missing. */
 static int make_report_dirs(struct report *r)
 {
@@ -399,13 +252,13 @@ static int make_report_dirs(struct report *r)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/nights", r->results);
-	if (make_dir(path))
+	if (file_make_dir(path))
 		return -1;
 	snprintf(path, sizeof(path), "%s/nights/%s", r->results, r->night_name);
-	if (make_dir(path) || make_dir(r->report_dir))
+	if (file_make_dir(path) || file_make_dir(r->report_dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/plots", r->report_dir);
-	return make_dir(path);
+	return file_make_dir(path);
 }
 
 static bool has_history(const char *results)

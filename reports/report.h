@@ -28,7 +28,7 @@ enum report_status {
  */
 int report_write(const char *results_dir, int64_t night, int *verdict);
 
-/* --- shared by the report's writers (reports/report_*.c) ------------------- */
+/* --- shared by the report's writers (reports/report_*.c; reports/report_text.c) */
 
 struct report_night {
 	int64_t id, started, ended, seconds, jobs;
@@ -78,6 +78,9 @@ const char *report_text(const char *s);
  * U+FFFD. A NULL s writes nothing.
  */
 void report_escape(FILE *out, const char *s);
+
+/* <a href="..">path</a> from report/ for a path relative to RESULTS, or "none". */
+void report_html_link(FILE *f, const char *path);
 
 /* A malloc'd copy of s with invalid UTF-8 as U+FFFD; NULL for NULL (or no memory). */
 char *report_utf8(const char *s);

@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* From report/ back to RESULTS/ (report/ is RESULTS/nights/NNNN/report). */
-#define TO_RESULTS "../../../"
-
 static const char STYLE[] =
 	"body{font-family:sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;"
 	"color:#222}\n"
@@ -50,35 +47,6 @@ static const char STYLE[] =
 static void esc(FILE *f, const char *s)
 {
 	report_escape(f, s);
-}
-
-/* A path relative to RESULTS as a link from report/ (percent-encoded). */
-static void href(FILE *f, const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	if (path[0] != '/')
-		fputs(TO_RESULTS, f);
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("/-_.~", *p))
-			fputc(*p, f);
-		else
-			fprintf(f, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-	}
-}
-
-void report_html_link(FILE *f, const char *path)
-{
-	if (!path || !path[0]) {
-		fputs("none", f);
-		return;
-	}
-	fputs("<a href=\"", f);
-	href(f, path);
-	fputs("\"><code>", f);
-	esc(f, path);
-	fputs("</code></a>", f);
 }
 
 static void state_label(FILE *f, const char *state)

@@ -12,7 +12,4 @@
  */
 int report_html_write(struct report *r);
 
-/* <a href="..">path</a> from report/ for a path relative to RESULTS, or "none". */
-void report_html_link(FILE *f, const char *path);
-
 #endif

@@ -19,8 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NOTE "rewind report: " /* a line about the plots, not an error: the report is written */
-
 /* Nights up to this many get a tic each on the open buckets' x axis. */
 #define NIGHT_TICS_MAX 30
 
@@ -238,12 +236,14 @@ static int run_gnuplot(struct report *r)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		fprintf(stderr, NOTE "gnuplot is not installed (Debian package gnuplot-nox): the "
-				     "report has no plots\n");
+		fprintf(stderr,
+			"%s: gnuplot is not installed (Debian package gnuplot-nox): the "
+			"report has no plots\n",
+			rw_log.program);
 		r->plots_problem = "gnuplot is not installed";
 	} else {
-		fprintf(stderr, NOTE "gnuplot failed drawing the plots: see %s/gnuplot.log\n",
-			plots_dir);
+		fprintf(stderr, "%s: gnuplot failed drawing the plots: see %s/gnuplot.log\n",
+			rw_log.program, plots_dir);
 		r->plots_problem = "gnuplot failed (see plots/gnuplot.log)";
 	}
 	return -1;

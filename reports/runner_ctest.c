@@ -4,6 +4,7 @@
  * a CMake build folder, and its JSON read into tests.
  */
 #include "reports/runner_kind.h"
+#include "vmm/log.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -101,10 +102,10 @@ static void note_outside_cwd(const struct runner *r, const char *build, const cJ
 		return;
 	snprintf(said, len, "%s", cwd->valuestring);
 	fprintf(stderr,
-		"rewind explore: %s: runner \"ctest\": the working directory %s is outside the "
+		"%s: %s: runner \"ctest\": the working directory %s is outside the "
 		"build folder: the guest has none of the host's files there unless the suite adds "
 		"them (\"add\")\n",
-		r->what, cwd->valuestring);
+		rw_log.program, r->what, cwd->valuestring);
 }
 
 static int ctest_test(struct runner *r, const char *build, const cJSON *ct, char *said,

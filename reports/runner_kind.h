@@ -2,7 +2,7 @@
 /*
  * What reports/suite_runner.c shares with the runner kinds kept in files of
  * their own (reports/runner_ctest.c): the runner being run and the helpers
- * every kind uses. For those files only; the rest of Rewind uses
+ * every kind uses (reports/runner_kind.c). For those files only; the rest of Rewind uses
  * reports/suite_runner.h.
  */
 #ifndef REWIND_RUNNER_KIND_H
@@ -15,6 +15,8 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#define RUNNER_NOTES_SHOWN 20 /* lines about what a runner left out; then a count */
 
 struct runner {
 	const cJSON *obj;

@@ -2,10 +2,11 @@
 /* Failure signatures of crash artifacts, and listing a test's artifacts. */
 #include "reports/signature.h"
 
+#include "vmm/failure_line.h"
 #include "vmm/file.h"
+#include "vmm/log.h"
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -29,71 +30,6 @@ bool signature_is_artifact_name(const char *name)
 {
 	return name[0] != '.' && ends_with(name, ".json") && strcmp(name, "first-failure.json") &&
 	       !ends_with(name, ".min.json") && !ends_with(name, ".explain.json");
-}
-
-/* A hash or address printed without 0x: a word of 6 or more hex digits, some of them digits. */
-static size_t hex_word_length(const char *p, const char *end)
-{
-	const char *q = p;
-	bool digit = false;
-
-	while (q < end && isxdigit((unsigned char)*q)) {
-		digit = digit || isdigit((unsigned char)*q);
-		q++;
-	}
-	if (q < end && (isalnum((unsigned char)*q) || *q == '_'))
-		return 0; /* part of a longer name */
-	return digit && q - p >= 6 ? (size_t)(q - p) : 0;
-}
-
-/*
- * The length of the number at p (a sign, digits, 0x and hex digits, or a
- * bare hex word), or 0 if there is none: digits inside a name
- * (depth3_transfer, x86) are not one.
- */
-static size_t number_length(const char *p, const char *end, char before)
-{
-	const char *q = p;
-	bool hex;
-
-	if (isalnum((unsigned char)before) || before == '_')
-		return 0;
-	if (hex_word_length(p, end))
-		return hex_word_length(p, end);
-	if (*q == '-' && q + 1 < end)
-		q++;
-	if (!isdigit((unsigned char)*q))
-		return 0;
-	hex = q[0] == '0' && q + 1 < end && (q[1] == 'x' || q[1] == 'X');
-	q += hex ? 2 : 0;
-	while (q < end && (hex ? isxdigit((unsigned char)*q) : isdigit((unsigned char)*q)))
-		q++;
-	return (size_t)(q - p);
-}
-
-/* The last non-empty line of text, every number (and hex after 0x) as '#'. */
-static void blurred_last_line(const char *text, char *out, size_t len)
-{
-	const char *end = text + strlen(text), *start;
-	size_t o = 0;
-
-	while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-		end--;
-	start = end;
-	while (start > text && start[-1] != '\n')
-		start--;
-	for (const char *p = start; p < end && o + 1 < len;) {
-		size_t n = number_length(p, end, p == start ? 0 : p[-1]);
-
-		if (n) {
-			out[o++] = '#';
-			p += n;
-			continue;
-		}
-		out[o++] = isprint((unsigned char)*p) ? *p : '?';
-		p++;
-	}
-	out[o] = 0;
 }
 
 static void status_text(const cJSON *outcome, char *out, size_t len)
@@ -137,7 +73,7 @@ static int fill(const cJSON *root, struct signature *sig)
 	 * whatever some thread printed last, and would split one bug.
 	 */
 	if (sig->status[0] && cJSON_IsString(tail))
-		blurred_last_line(tail->valuestring, sig->message, sizeof(sig->message));
+		failure_line(tail->valuestring, sig->message, sizeof(sig->message));
 	signature_id(sig);
 	return 0;
 }
@@ -158,7 +94,7 @@ int signature_of_artifact(const char *path, const char *test, struct signature *
 	rc = root ? fill(root, sig) : -1;
 	cJSON_Delete(root);
 	if (rc)
-		fprintf(stderr, "rewind explore: %s is not a crash artifact; left out\n", path);
+		fprintf(stderr, "%s: %s is not a crash artifact; left out\n", rw_log.program, path);
 	return rc;
 }
 

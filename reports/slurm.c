@@ -188,14 +188,6 @@ static int write_script(const struct submission *s, const char *name, bool worke
 	return rc < 0 ? -1 : 0;
 }
 
-static int make_dir(const char *path)
-{
-	if (!mkdir(path, 0755) || errno == EEXIST)
-		return 0;
-	rw_err_errno(errno, "cannot create the folder %s", path);
-	return -1;
-}
-
 /* ---- jobs.json ---------------------------------------------------------------------------- */
 
 /* NIGHT/slurm/jobs.json: the job ids, so that squeue, scancel and sacct can find the night. */
@@ -273,11 +265,11 @@ static void finish_submitted(struct capture *c, void *ctx)
 		return;
 	write_jobs(s);
 	fprintf(stderr,
-		"rewind explore: night %s: Slurm job %s (%u workers), final task job %s (output "
+		"%s: night %s: Slurm job %s (%u workers), final task job %s (output "
 		"in %s); waiting for the final task (an interrupt stops the waiting, not the jobs: "
 		"scancel %s %s)\n",
-		s->night, s->array_id, s->o->array, s->finish_id, s->dir, s->array_id,
-		s->finish_id);
+		rw_log.program, s->night, s->array_id, s->o->array, s->finish_id, s->dir,
+		s->array_id, s->finish_id);
 }
 
 static int submit_workers(struct submission *s)
@@ -309,7 +301,7 @@ static void cancel_workers(const struct submission *s)
 
 	memcpy(job, s->array_id, sizeof(job));
 	if (!run_capture(argv, &c) && !c.status) {
-		fprintf(stderr, "rewind explore: cancelled the workers' job %s\n", job);
+		fprintf(stderr, "%s: cancelled the workers' job %s\n", rw_log.program, job);
 		return;
 	}
 	rw_err("could not cancel the workers' job %s (%s); run 'scancel %s'", job, stderr_text(&c),
@@ -410,9 +402,9 @@ static int wait_status(const struct submission *s, struct capture *sbatch, int *
 	if (sbatch->status >= 0 && explore_status((unsigned int)sbatch->status) &&
 	    !sbatch->err_len) {
 		fprintf(stderr,
-			"rewind explore: warning: scontrol show job %s failed (%s); using sbatch "
+			"%s: warning: scontrol show job %s failed (%s); using sbatch "
 			"--wait's status %d\n",
-			job, stderr_text(&c), sbatch->status);
+			rw_log.program, job, stderr_text(&c), sbatch->status);
 		*status = sbatch->status;
 		return 0;
 	}
@@ -440,8 +432,9 @@ static int prepare(struct submission *s, const struct slurm_options *o, const ch
 	memset(s, 0, sizeof(*s));
 	s->o = o;
 	s->time_limit_min = time_limit(o, seconds);
-	if (slurm_check_options(o) || resolve_paths(s, self_exe, night_dir) || make_dir(s->dir) ||
-	    write_script(s, "worker.sh", true) || write_script(s, "finish.sh", false))
+	if (slurm_check_options(o) || resolve_paths(s, self_exe, night_dir) ||
+	    file_make_dir(s->dir) || write_script(s, "worker.sh", true) ||
+	    write_script(s, "finish.sh", false))
 		return -1;
 	return 0;
 }
@@ -461,9 +454,9 @@ int slurm_submit(const struct slurm_options *o, const char *self_exe, const char
 	}
 	if (!o->wait) {
 		fprintf(stderr,
-			"rewind explore: night %s: Slurm job %s (%u workers), final task job %s "
+			"%s: night %s: Slurm job %s (%u workers), final task job %s "
 			"(output in %s)\n",
-			s.night, s.array_id, o->array, s.finish_id, s.dir);
+			rw_log.program, s.night, s.array_id, o->array, s.finish_id, s.dir);
 		return 0;
 	}
 	return wait_status(&s, &c, status);

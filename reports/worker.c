@@ -2,6 +2,7 @@
 /* One worker: afl-fuzz on each of its tests in turn, a result file for each. */
 #include "reports/worker.h"
 
+#include "reports/afl_command.h"
 #include "reports/afl_queue.h"
 #include "reports/progress.h"
 #include "reports/spawn.h"
@@ -19,7 +20,8 @@
 #include <unistd.h>
 
 #define RESULT_FILE_MAX (64u << 10)
-/* afl-fuzz has booted the guest and stopped within this much more than its -V */
+/* afl-fuzz has booted the guest and stopped within this much more than its -V (at
+ * the default AFL_FORKSRV_INIT_TMOUT) */
 #define AFL_GRACE_S    180
 #define SAMPLE_EVERY_S 5.0
 
@@ -36,12 +38,6 @@ struct afl_end {
 	bool stopped;		      /* by a signal to the night */
 	struct harness_counts counts; /* the harness's, at the last sample */
 };
-
-bool worker_has_test(const struct night *n, const struct suite_test *t, unsigned int k)
-{
-	(void)n;
-	return t->worker == SUITE_WORKER_EVERY || t->worker == (int)k;
-}
 
 static double stat_field(const char *stats, const char *key)
 {
@@ -77,101 +73,12 @@ static void read_afl_stats(const char *instance_dir, struct worker_result *r)
 	free(data);
 }
 
-static double number_field(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : 0;
-}
-
-int worker_read_result(const char *path, struct worker_result *r)
-{
-	uint8_t *data;
-	size_t len;
-	cJSON *o;
-	const cJSON *state, *error;
-
-	memset(r, 0, sizeof(*r));
-	if (access(path, F_OK) ||
-	    file_read_max(path, RESULT_FILE_MAX, "worker result", &data, &len))
-		return -1;
-	o = cJSON_ParseWithLength((const char *)data, len);
-	free(data);
-	state = cJSON_GetObjectItemCaseSensitive(o, "state");
-	error = cJSON_GetObjectItemCaseSensitive(o, "error");
-	if (cJSON_IsString(state))
-		snprintf(r->state, sizeof(r->state), "%s", state->valuestring);
-	if (cJSON_IsString(error))
-		snprintf(r->error, sizeof(r->error), "%s", error->valuestring);
-	r->seconds_run = number_field(o, "seconds_run");
-	r->execs = number_field(o, "execs");
-	r->exec_per_s = number_field(o, "exec_per_s");
-	r->edges = number_field(o, "edges");
-	r->crashes = number_field(o, "afl_saved_crashes");
-	r->runs = number_field(o, "harness_runs");
-	r->skips = number_field(o, "skips");
-	cJSON_Delete(o);
-	return r->state[0] ? 0 : -1;
-}
-
-static int write_result(const char *path, const struct suite_test *t, unsigned int k,
-			const struct worker_result *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	int rc;
-
-	cJSON_AddStringToObject(o, "format", "rewind-worker-result");
-	cJSON_AddNumberToObject(o, "version", 1);
-	cJSON_AddStringToObject(o, "test", t->name);
-	cJSON_AddNumberToObject(o, "worker", k);
-	cJSON_AddStringToObject(o, "state", r->state);
-	cJSON_AddNumberToObject(o, "seconds_planned", t->seconds);
-	cJSON_AddNumberToObject(o, "seconds_run", r->seconds_run);
-	cJSON_AddNumberToObject(o, "execs", r->execs);
-	cJSON_AddNumberToObject(o, "exec_per_s", r->exec_per_s);
-	cJSON_AddNumberToObject(o, "edges", r->edges);
-	cJSON_AddNumberToObject(o, "afl_saved_crashes", r->crashes);
-	cJSON_AddNumberToObject(o, "harness_runs", r->runs);
-	cJSON_AddNumberToObject(o, "skips", r->skips);
-	cJSON_AddStringToObject(o, "error", r->error);
-	rc = json_write_atomic(path, o);
-	cJSON_Delete(o);
-	return rc ? -1 : 0;
-}
-
-/* afl-fuzz settings, as harness/fuzz/fuzz_afl.c explains them. */
-static const char *const AFL_ENV[] = {
-	"AFL_NO_UI=1",
-	"AFL_SKIP_CPUFREQ=1",
-	"AFL_NO_AFFINITY=1",
-	"AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1",
-	"AFL_FORKSRV_INIT_TMOUT=120000",
-	"AFL_CUSTOM_MUTATOR_ONLY=1",
-	"AFL_FAST_CAL=1",
-	"AFL_DISABLE_TRIM=1",
-	"AFL_SKIP_CRASHES=1",
-	"AFL_NO_STARTUP_CALIBRATION=1",
-	/* a worker restarted on an interrupted test continues its queue */
-	"AFL_AUTORESUME=1",
-	NULL, /* AFL_CUSTOM_MUTATOR_LIBRARY */
-	NULL, /* REWIND_PROGRESS_FILE: the worker's, where the mutator reads k and racy counts */
-	NULL,
-};
-
-struct afl_command {
-	char *argv[2 * SUITE_MAX_ARGS + 32];
-	char seconds[16], sync[PATH_MAX + 8], name[32], artifacts[PATH_MAX + 16];
+/* One test's afl-fuzz: the command (reports/afl_command.c) and the paths it names. */
+struct worker_afl {
+	struct afl_command cmd;
+	char sync[PATH_MAX + 8], name[32], artifacts[PATH_MAX + 16];
 	char progress[PATH_MAX + 32], corpus[PATH_MAX + 16];
-	char mutator_env[PATH_MAX + 32], progress_env[PATH_MAX + 64];
-	const char *env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0])];
 };
-
-static void push_arg(struct afl_command *c, size_t *a, const char *arg)
-{
-	if (*a + 1 < sizeof(c->argv) / sizeof(c->argv[0]))
-		c->argv[(*a)++] = (char *)arg;
-	c->argv[*a] = NULL;
-}
 
 /*
  * The corpus a test's mode starts from: corpus/pct, corpus/ledger (steps),
@@ -192,47 +99,37 @@ static const char *mode_corpus(const struct night_tools *tools, enum suite_mode 
 
 /*
  * afl-fuzz -V S -t 10000+ -m none -i CORPUS -o TEST/afl -M|-S worker-K --
- * rewind-harness --artifacts TEST/artifacts ARGS @@ -- COMMAND
+ * rewind-harness --artifacts TEST/artifacts ARGS @@ -- COMMAND; a worker
+ * restarted on an interrupted test continues its queue. 0, or -1 (said).
  */
-static void afl_command(const struct night *n, const struct suite_test *t, unsigned int k,
-			unsigned int seconds, struct afl_command *c)
+static int afl_command(const struct night *n, const struct suite_test *t, unsigned int k,
+		       unsigned int seconds, struct worker_afl *c)
 {
-	size_t a = 0;
-	bool main = n->layout == LAYOUT_TESTS || k == 0;
+	struct afl_run r = {
+		.seconds = seconds,
+		.out = c->sync,
+		.instance = c->name,
+		.main_instance = n->layout == LAYOUT_TESTS || k == 0,
+		.harness = n->tools.harness,
+		.artifacts = c->artifacts,
+		.progress = c->progress,
+		.harness_opts = (const char *const *)t->args,
+		.harness_opt_count = t->arg_count,
+		/* "--" even before no command: the harness's default job */
+		.command =
+			t->command ? (const char *const *)t->command : (const char *const[]){NULL},
+		.command_len = t->command_len,
+		.mutator = n->tools.mutator,
+		.resume = true,
+	};
 
 	night_test_path(n, t->name, "afl", c->sync, sizeof(c->sync));
 	night_test_path(n, t->name, "artifacts", c->artifacts, sizeof(c->artifacts));
 	snprintf(c->name, sizeof(c->name), WORKER_PROGRESS_FMT, k);
 	night_test_path(n, t->name, c->name, c->progress, sizeof(c->progress));
-	snprintf(c->seconds, sizeof(c->seconds), "%u", seconds);
 	snprintf(c->name, sizeof(c->name), "worker-%u", k);
-	snprintf(c->mutator_env, sizeof(c->mutator_env), "AFL_CUSTOM_MUTATOR_LIBRARY=%s",
-		 n->tools.mutator);
-	snprintf(c->progress_env, sizeof(c->progress_env), "REWIND_PROGRESS_FILE=%s", c->progress);
-	memcpy(c->env, AFL_ENV, sizeof(AFL_ENV));
-	c->env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0]) - 3] = c->mutator_env;
-	c->env[sizeof(AFL_ENV) / sizeof(AFL_ENV[0]) - 2] = c->progress_env;
-	for (const char *const *arg = (const char *const[]){"afl-fuzz", "-V", c->seconds, "-t",
-							    "10000+", "-m", "none", "-i", NULL};
-	     *arg; arg++)
-		push_arg(c, &a, *arg);
-	push_arg(c, &a, mode_corpus(&n->tools, t->mode, c->corpus, sizeof(c->corpus)));
-	push_arg(c, &a, "-o");
-	push_arg(c, &a, c->sync);
-	push_arg(c, &a, main ? "-M" : "-S");
-	push_arg(c, &a, c->name);
-	push_arg(c, &a, "--");
-	push_arg(c, &a, n->tools.harness);
-	push_arg(c, &a, "--artifacts");
-	push_arg(c, &a, c->artifacts);
-	push_arg(c, &a, "--progress");
-	push_arg(c, &a, c->progress);
-	for (size_t i = 0; i < t->arg_count; i++)
-		push_arg(c, &a, t->args[i]);
-	push_arg(c, &a, "@@");
-	push_arg(c, &a, "--");
-	for (size_t i = 0; i < t->command_len; i++)
-		push_arg(c, &a, t->command[i]);
+	r.corpus = mode_corpus(&n->tools, t->mode, c->corpus, sizeof(c->corpus));
+	return afl_command_build(&r, &c->cmd);
 }
 
 /* Copies text without terminal escape sequences (afl-fuzz colours its messages). */
@@ -314,7 +211,10 @@ static bool skips_only(const struct harness_counts *c)
 static void wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
 		     volatile const sig_atomic_t *stop, struct afl_end *end)
 {
-	double start = host_time_seconds(), deadline = start + seconds + AFL_GRACE_S;
+	/* a longer AFL_FORKSRV_INIT_TMOUT (a loaded host boots slowly) stretches the grace */
+	double init_s = afl_init_timeout_ms() / 1000.0;
+	double grace = init_s + 60 > AFL_GRACE_S ? init_s + 60 : AFL_GRACE_S;
+	double start = host_time_seconds(), deadline = start + seconds + grace;
 	double next_sample = start + SAMPLE_EVERY_S;
 	int status, sent = 0;
 
@@ -352,18 +252,17 @@ static void wait_afl(pid_t pid, unsigned int seconds, const struct sampler *sm,
 static int fuzz_test(const struct night *n, const struct suite_test *t, unsigned int k,
 		     unsigned int left, volatile const sig_atomic_t *stop, struct worker_result *r)
 {
-	struct afl_command c;
+	static struct worker_afl c;
 	struct sampler sm;
 	char log[PATH_MAX + 32], instance[PATH_MAX + 64];
 	struct afl_end end = {0};
 	double start = host_time_seconds();
 	pid_t pid;
 
-	afl_command(n, t, k, left, &c);
-	if (mkdir(c.sync, 0755) && errno != EEXIST)
+	if (afl_command(n, t, k, left, &c) || (mkdir(c.sync, 0755) && errno != EEXIST))
 		return -1;
 	snprintf(log, sizeof(log), "%.*s/afl-%u.log", (int)(strlen(c.sync) - 4), c.sync, k);
-	pid = spawn_start(c.argv, c.env, log);
+	pid = spawn_start(c.cmd.argv, c.cmd.env, log);
 	if (pid < 0)
 		return -1;
 	snprintf(instance, sizeof(instance), "%s/%s", c.sync, c.name);
@@ -473,7 +372,7 @@ int worker_run(const struct night *n, unsigned int k, volatile const sig_atomic_
 		seconds = plan_test_seconds(planned, pace.end - host_time_seconds(),
 					    pace.tests_left, pace_startup(&pace));
 		start = host_time_seconds();
-		if (fuzz_test(n, t, k, seconds, stop, &r) || write_result(path, t, k, &r))
+		if (fuzz_test(n, t, k, seconds, stop, &r) || worker_write_result(path, t, k, &r))
 			return -1;
 		pace_note(&pace, host_time_seconds() - start, seconds, &r);
 		if (!strcmp(r.state, "interrupted"))

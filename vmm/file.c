@@ -3,8 +3,10 @@
 
 #include "vmm/log.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,4 +257,29 @@ int file_read_max(const char *path, size_t max, const char *what, uint8_t **data
 int file_read_all(const char *path, uint8_t **data, size_t *len)
 {
 	return file_read_max(path, FILE_READ_DEFAULT_MAX, "file", data, len);
+}
+
+int file_make_dir(const char *path)
+{
+	char part[PATH_MAX];
+
+	if ((size_t)snprintf(part, sizeof(part), "%s", path) >= sizeof(part)) {
+		rw_err("cannot create the folder %s: the path is too long", path);
+		return -1;
+	}
+	/* each folder above it, then itself */
+	for (char *s = part + 1;; s++) {
+		if (*s && *s != '/')
+			continue;
+		char end = *s;
+
+		*s = 0;
+		if (mkdir(part, 0755) && errno != EEXIST) {
+			rw_err_errno(errno, "cannot create the folder %s", part);
+			return -1;
+		}
+		*s = end;
+		if (!end)
+			return 0;
+	}
 }

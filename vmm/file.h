@@ -42,4 +42,10 @@ const char *file_kind_name(mode_t mode);
 /* out = "dir/name"; -ENAMETOOLONG (reported) if it does not fit in len. */
 int file_path_join(char *out, size_t len, const char *dir, const char *name);
 
+/*
+ * mkdir -p: path and every missing folder above it (0755); one that is
+ * there already is fine. 0, or -1 (said: "cannot create the folder ...").
+ */
+int file_make_dir(const char *path);
+
 #endif

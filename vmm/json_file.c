@@ -6,6 +6,7 @@
 #include "vmm/log.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,4 +43,16 @@ int json_print_line(cJSON *json, const char *what)
 		return -EIO;
 	}
 	return 0;
+}
+
+void json_add_hex(cJSON *o, const char *key, uint64_t v, enum json_hex kind)
+{
+	char hex[19];
+
+	snprintf(hex, sizeof(hex),
+		 kind == JSON_HEX_HASH	  ? "0x%016" PRIx64
+		 : kind == JSON_HEX_PLAIN ? "%016" PRIx64
+					  : "0x%" PRIx64,
+		 v);
+	cJSON_AddStringToObject(o, key, hex);
 }

@@ -4,6 +4,7 @@
 #define REWIND_JSON_FILE_H
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 
 /* Writes json (pretty-printed) to path: all of it or nothing. 0 or -errno (reported). */
 int json_write_atomic(const char *path, const cJSON *json);
@@ -13,5 +14,15 @@ int json_write_atomic(const char *path, const cJSON *json);
  * names it in an error ("the JSON result"). 0, or -errno (reported).
  */
 int json_print_line(cJSON *json, const char *what);
+
+/* How json_add_hex writes a number: each kind of value has one form. */
+enum json_hex {
+	JSON_HEX_HASH,	  /* a 64-bit hash: "0x" and 16 digits */
+	JSON_HEX_ADDRESS, /* an address or value: "0x" and its digits */
+	JSON_HEX_PLAIN,	  /* 16 digits, no 0x: manifest.json, whose run ID names its folder */
+};
+
+/* Adds key: v as a string of lower-case hex digits in the form kind says. */
+void json_add_hex(cJSON *o, const char *key, uint64_t v, enum json_hex kind);
 
 #endif

@@ -2,6 +2,7 @@
 #include "vmm/manifest.h"
 
 #include "vmm/file.h"
+#include "vmm/json_file.h"
 #include "vmm/log.h"
 
 #include <cjson/cJSON.h>
@@ -10,14 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-static void add_hex(cJSON *obj, const char *name, uint64_t value)
-{
-	char hex[17];
-
-	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)value);
-	cJSON_AddStringToObject(obj, name, hex);
-}
 
 static cJSON *inputs_json(const struct run_options *opt, const struct run_inputs *in,
 			  const struct vm *vm)
@@ -28,9 +21,9 @@ static cJSON *inputs_json(const struct run_options *opt, const struct run_inputs
 	for (size_t i = 0; i < opt->argc; i++)
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(opt->argv[i]));
 	cJSON_AddStringToObject(o, "kernel", opt->kernel_path);
-	add_hex(o, "kernel_xxh3", in->kernel_hash);
+	json_add_hex(o, "kernel_xxh3", in->kernel_hash, JSON_HEX_PLAIN);
 	cJSON_AddStringToObject(o, "initrd", opt->initrd_path);
-	add_hex(o, "initrd_xxh3", in->initrd_hash);
+	json_add_hex(o, "initrd_xxh3", in->initrd_hash, JSON_HEX_PLAIN);
 	adds = cJSON_AddArrayToObject(o, "add");
 	for (size_t i = 0; i < opt->add_count; i++)
 		cJSON_AddItemToArray(adds, cJSON_CreateString(opt->adds[i]));
@@ -87,7 +80,7 @@ static cJSON *result_json(const struct vm *vm, const struct run_result *res)
 	cJSON_AddNumberToObject(o, "ready_step", (double)vm->ready_step);
 	cJSON_AddNumberToObject(o, "virtual_ns", (double)vm->clock.now_ns);
 	cJSON_AddNumberToObject(o, "wall_s", res->wall_s);
-	add_hex(o, "trace_xxh3", trace_hash(&vm->trace));
+	json_add_hex(o, "trace_xxh3", trace_hash(&vm->trace), JSON_HEX_PLAIN);
 	cJSON_AddNumberToObject(o, "trace_records", (double)vm->trace.count);
 	return o;
 }
@@ -99,7 +92,7 @@ cJSON *manifest_run_json(const struct run_options *opt, const struct vm *vm,
 
 	cJSON_AddStringToObject(o, "format", "rewind-run");
 	cJSON_AddNumberToObject(o, "version", RUN_JSON_VERSION);
-	add_hex(o, "run_id", res->run_id);
+	json_add_hex(o, "run_id", res->run_id, JSON_HEX_PLAIN);
 	cJSON_AddStringToObject(o, "outcome", vm_outcome_name(vm->outcome));
 	cJSON_AddStringToObject(o, "detail", vm->detail);
 	add_job_status(o, vm);
@@ -107,7 +100,7 @@ cJSON *manifest_run_json(const struct run_options *opt, const struct vm *vm,
 	cJSON_AddNumberToObject(o, "steps", (double)vm->steps);
 	cJSON_AddNumberToObject(o, "virtual_s", (double)vm->clock.now_ns / 1e9);
 	cJSON_AddNumberToObject(o, "wall_s", res->wall_s);
-	add_hex(o, "trace", trace_hash(&vm->trace));
+	json_add_hex(o, "trace", trace_hash(&vm->trace), JSON_HEX_PLAIN);
 	if (res->run_dir_written)
 		cJSON_AddStringToObject(o, "run_dir", res->run_dir);
 	else
@@ -156,7 +149,7 @@ int manifest_write_run(const struct run_options *opt, const struct run_inputs *i
 
 	cJSON_AddStringToObject(root, "format", "rewind-manifest");
 	cJSON_AddNumberToObject(root, "version", MANIFEST_VERSION);
-	add_hex(root, "run_id", res->run_id);
+	json_add_hex(root, "run_id", res->run_id, JSON_HEX_PLAIN);
 	cJSON_AddItemToObject(root, "inputs", inputs_json(opt, in, vm));
 	cJSON_AddItemToObject(root, "result", result_json(vm, res));
 	text = cJSON_Print(root);

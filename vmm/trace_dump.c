@@ -4,9 +4,11 @@
 
 #include "rewind/abi.h"
 #include "vmm/file.h"
+#include "vmm/json_file.h"
 #include "vmm/log.h"
 #include "vmm/schedule.h"
 #include "vmm/trace.h"
+#include "vmm/utf8.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -29,37 +31,6 @@ struct dump {
 };
 
 /* ---- text as JSON string literals ------------------------------------- */
-
-/* The length of the well-formed UTF-8 sequence at s (2 to 4 bytes), 0 if there is none. */
-static size_t utf8_sequence_len(const uint8_t *s, size_t left)
-{
-	uint8_t lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0; /* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f; /* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90; /* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f; /* past U+10FFFF */
-	if (left < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++) {
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	}
-	return n;
-}
 
 static char *put_ascii(char *p, uint8_t c)
 {
@@ -87,7 +58,7 @@ static char *json_literal(const uint8_t *s, size_t len)
 		return NULL;
 	*p++ = '"';
 	for (size_t i = 0, n; i < len; i += n) {
-		n = s[i] < 0x80 ? 1 : utf8_sequence_len(s + i, len - i);
+		n = utf8_sequence_length(s + i, len - i);
 		if (n == 1) {
 			p = put_ascii(p, s[i]);
 		} else if (n == 0) {
@@ -141,14 +112,6 @@ static int add_text(cJSON *to, const char *name, const uint8_t *s, size_t len)
 	else
 		cJSON_AddItemToArray(to, item);
 	return 0;
-}
-
-static void add_hex(cJSON *o, const char *name, uint64_t value)
-{
-	char hex[19];
-
-	snprintf(hex, sizeof(hex), "0x%" PRIx64, value);
-	cJSON_AddStringToObject(o, name, hex);
 }
 
 /* A step as inputs count them: relative to READY (absolute in a trace without one). */
@@ -241,7 +204,7 @@ static int add_signal_record(cJSON *o, const struct record *r)
 {
 	add_signal(o, r->rec->args[0]);
 	cJSON_AddNumberToObject(o, "code", (int32_t)(uint32_t)r->rec->args[1]);
-	add_hex(o, "address", r->rec->args[2]);
+	json_add_hex(o, "address", r->rec->args[2], JSON_HEX_ADDRESS);
 	return 0;
 }
 
@@ -314,7 +277,7 @@ static int add_preempt(cJSON *o, const struct record *r)
 		cJSON_AddNumberToObject(o, "from_step", relative_step(r->d, r->rec->args[0]));
 	else
 		cJSON_AddNumberToObject(o, "events", (double)r->rec->args[0]);
-	add_hex(o, "address", r->rec->args[2]);
+	json_add_hex(o, "address", r->rec->args[2], JSON_HEX_ADDRESS);
 	return 0;
 }
 

@@ -54,7 +54,8 @@ struct vm_config {
 	uint32_t exec_seed[REWIND_SEED_WORDS]; /* written into the guest at READY (vmm/seed.c) */
 	bool stop_at_ready;		       /* vm_run returns at READY (for a keyframe) */
 	bool track_dirty;		       /* dirty logging on guest RAM, for keyframes */
-	const char *kernel_path; /* the booted bzImage: names a stuck kernel RIP (vmm/kernel_map.h) */
+	const char
+		*kernel_path; /* the booted bzImage: names a stuck kernel RIP (vmm/kernel_map.h) */
 };
 
 struct user_context;

@@ -46,6 +46,14 @@ extern int rt_events_off;
 void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what);
 
 /*
+ * The countdown (counter.c): its first read at the start, a forked child's
+ * first read, and the flush at a normal exit (start.c calls them).
+ */
+void rt_counter_start(void);
+void rt_counter_forked(void);
+void rt_counter_flush(void);
+
+/*
  * One schedule event at pc on addr (0: none), what it is in `what`
  * (RT_EV_*): a preemption or a priority change may land here, before it.
  */
@@ -78,7 +86,7 @@ static inline void rt_event(uintptr_t pc, uintptr_t addr, uint32_t what)
 		rt_countdown_expired(pc, addr, what);
 }
 
-/* Whether the program runs under Rewind with access to the runtime's ports. */
+/* Whether the program runs under Rewind with access to the runtime's ports (call.c). */
 extern int rt_under_rewind;
 
 /* A call on REWIND_PORT_RUNTIME with two arguments (0 when not under Rewind). */
@@ -87,10 +95,10 @@ uint32_t rt_call(uint32_t call, uintptr_t arg, uintptr_t arg2);
 /* Makes the calling thread SCHED_FIFO at prio (1..99); the kernel may switch threads at once. */
 void rt_set_priority(uint32_t prio);
 
-/* The VMM hands out SCHED_FIFO priorities: pct mode (counter.c). */
+/* The VMM hands out SCHED_FIFO priorities: pct mode (call.c). */
 extern int rt_pct_priorities;
 
-/* Lets every other thread that can run go first, as a fair yield does (counter.c). */
+/* Lets every other thread that can run go first, as a fair yield does (call.c). */
 void rt_yield_to_others(void);
 
 /* Every thread of the process leaves SCHED_FIFO for the kernel's fair scheduler (fair.c). */

@@ -155,8 +155,8 @@ int main(void)
 		pool_open_gate(&pool);
 		total = pool_join(&pool);
 		if (total != expected) {
-			fprintf(stderr, "pool_shutdown: round %d summed %llu, expected %llu\n", round,
-				total, expected);
+			fprintf(stderr, "pool_shutdown: round %d summed %llu, expected %llu\n",
+				round, total, expected);
 			return 1;
 		}
 	}

@@ -3,6 +3,7 @@
 
 #include "harness/artifact.h"
 #include "vmm/file.h"
+#include "vmm/json_file.h"
 #include "vmm/log.h"
 #include "vmm/trace.h"
 
@@ -62,7 +63,6 @@ static void injection_text(const struct injection *inj, char *buf, size_t len)
 	}
 }
 
-static void print_failure(const struct explanation *x, const char *path)
 /*
  * A run stuck in user space: the function it spins in, from the program's
  * symbols. The RIP is where the host noticed (it differs from run to run
@@ -85,6 +85,7 @@ static void print_stuck_where(const struct explanation *x)
 	say("  where: %s in %s\n", text, x->program);
 }
 
+static void print_failure(const struct explanation *x, const char *path)
 {
 	say("Explanation of %s\n\n", path);
 	say("Failure: %s", exec_class_name(x->failure.cls));
@@ -96,8 +97,8 @@ static void print_stuck_where(const struct explanation *x)
 	else
 		say(" (%s)", x->failure.detail);
 	say(" at step %" PRIu64 "\n", x->failure.job_steps);
-	if (x->signature.last_line[0])
 	print_stuck_where(x);
+	if (x->signature.last_line[0])
 		say("  its last output line: \"%s\" (numbers as #)\n", x->signature.last_line);
 }
 
@@ -306,19 +307,11 @@ static void print_timeline(const struct explanation *x)
 
 /* --- JSON ------------------------------------------------------------------ */
 
-static void add_hex(cJSON *o, const char *key, uint64_t v)
-{
-	char hex[19];
-
-	snprintf(hex, sizeof(hex), "0x%" PRIx64, v);
-	cJSON_AddStringToObject(o, key, hex);
-}
-
 static cJSON *location_json(const struct code_location *loc)
 {
 	cJSON *o = cJSON_CreateObject(), *inl = NULL;
 
-	add_hex(o, "address", loc->addr);
+	json_add_hex(o, "address", loc->addr, JSON_HEX_ADDRESS);
 	cJSON_AddStringToObject(o, "function", loc->frames[0].function);
 	cJSON_AddStringToObject(o, "file", loc->frames[0].file);
 	cJSON_AddNumberToObject(o, "line", loc->frames[0].line);
@@ -408,9 +401,9 @@ static cJSON *access_json(const struct access *a)
 
 	cJSON_AddNumberToObject(o, "tid", a->tid);
 	cJSON_AddStringToObject(o, "kind", a->write ? "write" : "read");
-	add_hex(o, "address", a->addr);
+	json_add_hex(o, "address", a->addr, JSON_HEX_ADDRESS);
 	if (a->value_known)
-		add_hex(o, "value", a->value);
+		json_add_hex(o, "value", a->value, JSON_HEX_ADDRESS);
 	cJSON_AddNumberToObject(o, "event", (double)a->index);
 	cJSON_AddItemToObject(o, "site", location_json(&a->site));
 	return o;

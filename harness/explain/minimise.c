@@ -1,32 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/explain/minimise.h"
 
+#include "harness/artifact.h"
 #include "harness/guest_output.h"
+#include "vmm/failure_line.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SIGNATURE_TAIL_LINES 1
-
+/*
+ * The run's class, the job's wait status where it ended, and then its
+ * failed check: the last output line, numbers masked (vmm/failure_line.h,
+ * the rule a night's buckets use: reports/signature.c). A hang has no
+ * check: its last line is whatever a thread printed last, not part of it.
+ */
 void signature_of(const struct executor *ex, const struct exec_result *res,
 		  struct failure_signature *sig)
 {
-	char *tail = guest_output_tail(&ex->vm.trace, ex->job_trace_from, SIGNATURE_TAIL_LINES);
-	size_t n = 0;
+	char *tail;
 
 	*sig = (struct failure_signature){
 		.cls = res->cls, .status = res->job_status, .has_status = res->has_job_status};
-	for (const char *p = tail ? tail : ""; *p && n + 1 < sizeof(sig->last_line); p++) {
-		if (*p == '\n')
-			continue;
-		/* 23117 and 23120 are the same failure: blur every number */
-		if (isdigit((unsigned char)*p) && n && sig->last_line[n - 1] == '#')
-			continue;
-		sig->last_line[n++] = isdigit((unsigned char)*p) ? '#' : *p;
-	}
-	sig->last_line[n] = '\0';
+	if (!sig->has_status)
+		return;
+	tail = guest_output_tail(&ex->vm.trace, ex->job_trace_from, ARTIFACT_OUTPUT_TAIL_LINES);
+	failure_line(tail ? tail : "", sig->last_line, sizeof(sig->last_line));
 	free(tail);
 }
 

@@ -2,8 +2,9 @@
 /*
  * Minimising a failing schedule: drop injections and shrink their
  * arguments while the failure keeps its signature (class, exit status or
- * signal, and the last line of output with its numbers blurred, so a lost
- * update that leaves another count is still the same failure). Greedy and
+ * signal, and the last line of output with its numbers masked, so a lost
+ * update that leaves another count is still the same failure: the rule of
+ * vmm/failure_line.h, which a night's buckets use too). Greedy and
  * deterministic: the same input always minimises to the same schedule.
  */
 #ifndef REWIND_MINIMISE_H
@@ -15,7 +16,7 @@ struct failure_signature {
 	enum exec_class cls;
 	int status; /* wait status, where the job ended */
 	bool has_status;
-	char last_line[200]; /* the job's last output line, digits blurred to '#' */
+	char last_line[200]; /* the job's failed check (failure_line), "" for a hang */
 };
 
 /* The signature of the run ex just made. */

@@ -88,25 +88,6 @@ static bool holds_nothing(const char *dir)
 	return empty;
 }
 
-/* mkdir -p */
-static int make_folder(const char *path)
-{
-	char part[PATH_MAX];
-
-	snprintf(part, sizeof(part), "%s", path);
-	for (char *s = part + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(part, 0755) && errno != EEXIST)
-			return fuzz_die("cannot make %s: %s", part, strerror(errno));
-		*s = '/';
-	}
-	if (mkdir(part, 0755) && errno != EEXIST)
-		return fuzz_die("cannot make %s: %s", part, strerror(errno));
-	return 0;
-}
-
 /* Results are never deleted: OUT must be new or an empty folder. */
 static int check_out(const struct fuzz_options *o, struct fuzz_paths *p)
 {
@@ -175,7 +156,7 @@ int fuzz_setup(const struct fuzz_options *o, struct fuzz_paths *p)
 		return rc;
 	if (access("/dev/kvm", F_OK))
 		return fuzz_die("no /dev/kvm here: run it through tests/box/run");
-	return make_folder(p->out);
+	return file_make_dir(p->out) ? FUZZ_SETUP : 0;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # here, cache and the rest are tests/box/run's
 # Sourced by tests/box/run: the QEMU (TCG) half of the KVM box.
 # The L1 kernel is Debian's own linux-image-amd64, fetched with
 # `apt-get download` and unpacked with `dpkg -x` into the cache; it is never

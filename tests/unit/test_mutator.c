@@ -5,6 +5,7 @@
  * the input's mode, and mutation actually changes inputs; pct mode's
  * samples have PCT's shape; its AFL++ entry points behave.
  */
+#include "harness/profile_sample.h"
 #include "mutators/schedule.h"
 
 #include <inttypes.h>
@@ -810,16 +811,16 @@ static void test_profile_samples(void **state)
 
 	(void)state;
 	setenv("REWIND_PCT_DEPTH", "2", 1);
-	schedule_profile_sample(7, 1, &a);
+	profile_sample(7, 1, &a);
 	unsetenv("REWIND_PCT_DEPTH");
-	schedule_profile_sample(7, 1, &b);
+	profile_sample(7, 1, &b);
 	assert_int_equal(a.seed, b.seed);
 	assert_int_equal(a.schedule.count, b.schedule.count);
 	assert_memory_equal(a.schedule.at, b.schedule.at,
 			    a.schedule.count * sizeof(a.schedule.at[0]));
 	for (uint32_t key = 0; key < 64; key++) {
 		for (uint32_t i = 1; i <= 3; i++) {
-			schedule_profile_sample(key, i, &c);
+			profile_sample(key, i, &c);
 			assert_int_equal(c.mode, INPUT_MODE_PCT);
 			assert_int_equal(c.flags, 0);
 			assert_in_range(c.schedule.count, 1, PCT_DEPTH_MAX - 1);
@@ -827,9 +828,9 @@ static void test_profile_samples(void **state)
 				assert_int_equal(c.schedule.at[j].kind, INJECT_DEMOTE);
 		}
 	}
-	schedule_profile_sample(8, 1, &c);
+	profile_sample(8, 1, &c);
 	assert_true(c.seed != a.seed);
-	schedule_profile_sample(7, 2, &c);
+	profile_sample(7, 2, &c);
 	assert_true(c.seed != a.seed);
 }
 
