@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const RUNNER_CTEST_KEYS[] = {"kind",    "build_dir", "ctest", "config",
-					 "exclude", "timeout_s", NULL};
+const char *const RUNNER_CTEST_KEYS[] = {"kind",    "build_dir", "ctest",     "config",
+					 "exclude", "timeout_s", "overrides", NULL};
 
 static const cJSON *get(const cJSON *o, const char *key)
 {

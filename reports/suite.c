@@ -11,8 +11,11 @@
 #include "vmm/log.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <libgen.h>
 #include <limits.h>
+#include <regex.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,19 +161,98 @@ static void unique_name(const struct suite *s, const char *raw, char *out)
 	}
 }
 
+/* A glob matched against the whole name, or "re:REGEX" anywhere in it (as "exclude"). */
+static bool name_matches(const char *pattern, const char *name)
+{
+	regex_t re;
+	bool hit;
+
+	if (strncmp(pattern, "re:", 3))
+		return fnmatch(pattern, name, 0) == 0;
+	if (regcomp(&re, pattern + 3, REG_EXTENDED | REG_NOSUB))
+		return false;
+	hit = regexec(&re, name, 0, NULL, 0) == 0;
+	regfree(&re);
+	return hit;
+}
+
+/*
+ * A runner's "overrides": a list of settings for the tests whose runner
+ * name a "match" fits (a glob, or "re:REGEX"), e.g. a longer wall_ms for
+ * a suite's stress tests. Checked before the runner runs.
+ */
+static int check_overrides(const cJSON *runner, const char *what)
+{
+	static const char *const own[] = {"match", NULL};
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(runner, "overrides"), *o;
+	size_t i = 0;
+
+	if (!list)
+		return 0;
+	if (!cJSON_IsArray(list)) {
+		rw_err("%s: runner: \"overrides\" must be a list of objects, each with \"match\"",
+		       what);
+		return -1;
+	}
+	cJSON_ArrayForEach(o, list)
+	{
+		const cJSON *match = cJSON_GetObjectItemCaseSensitive(o, "match");
+		char where[48];
+		regex_t re;
+
+		snprintf(where, sizeof(where), "runner override %zu", ++i);
+		if (!cJSON_IsObject(o) || !cJSON_IsString(match) || !match->valuestring[0]) {
+			rw_err("%s: %s: each override is an object with \"match\": a glob or "
+			       "\"re:REGEX\"",
+			       what, where);
+			return -1;
+		}
+		if (!strncmp(match->valuestring, "re:", 3)) {
+			if (regcomp(&re, match->valuestring + 3, REG_EXTENDED | REG_NOSUB)) {
+				rw_err("%s: %s: \"match\": not an extended regex: %s", what, where,
+				       match->valuestring + 3);
+				return -1;
+			}
+			regfree(&re);
+		}
+		if (suite_check_keys(o, own, what, where))
+			return -1;
+	}
+	return 0;
+}
+
+/* The first of the runner's overrides whose "match" fits name, or NULL. */
+static const cJSON *override_of(const cJSON *runner, const char *name)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(runner, "overrides"), *o;
+
+	cJSON_ArrayForEach(o, list)
+	{
+		if (name_matches(cJSON_GetObjectItemCaseSensitive(o, "match")->valuestring, name))
+			return o;
+	}
+	return NULL;
+}
+
 static int parse_runner(const cJSON *root, const cJSON *runner, const char *dir, struct suite *s,
 			const char *what)
 {
-	cJSON *tests = suite_runner_tests(runner, dir, what, suite_is_setting), *item;
-	int rc = tests ? 0 : -1;
+	cJSON *tests, *item;
+	int rc;
 
+	if (check_overrides(runner, what))
+		return -1;
+	tests = suite_runner_tests(runner, dir, what, suite_is_setting);
+	rc = tests ? 0 : -1;
 	cJSON_ArrayForEach(item, tests)
 	{
-		struct suite_layers l = {{root, runner, item}, 3};
+		const char *raw = cJSON_GetObjectItemCaseSensitive(item, "name")->valuestring;
+		const cJSON *ov = override_of(runner, raw);
+		struct suite_layers l = {{root, runner, ov ? ov : item, item}, ov ? 4 : 3};
 		struct suite_test *t = new_test(s, what);
 		char name[SUITE_NAME_MAX];
 
-		unique_name(s, cJSON_GetObjectItemCaseSensitive(item, "name")->valuestring, name);
+		unique_name(s, raw, name);
 		cJSON_ReplaceItemInObjectCaseSensitive(item, "name", cJSON_CreateString(name));
 		if (!t || parse_test(&l, dir, t, what)) {
 			rc = -1;

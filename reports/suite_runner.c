@@ -27,9 +27,9 @@
 #define RUNNER_MAX_ENV	 256 /* "list_env" entries */
 #define TIMEOUT_MAX_S	 3600
 
-static const char *const LIST_KEYS[] = {"kind",	   "list",	"command", "list_env",
-					"exclude", "timeout_s", NULL};
-static const char *const DIRECTORY_KEYS[] = {"kind", "dir", "exclude", NULL};
+static const char *const LIST_KEYS[] = {"kind",	   "list",	"command",   "list_env",
+					"exclude", "timeout_s", "overrides", NULL};
+static const char *const DIRECTORY_KEYS[] = {"kind", "dir", "exclude", "overrides", NULL};
 
 static const cJSON *get(const cJSON *o, const char *key)
 {

@@ -21,7 +21,7 @@
  * are joined, and "env" lists merged (a later NAME replaces an earlier).
  */
 struct suite_layers {
-	const cJSON *of[3];
+	const cJSON *of[4]; /* top level, runner, a runner's override, test: the last wins */
 	size_t count;
 };
 

@@ -281,7 +281,7 @@ static void test_suite_unknown_keys(void **state)
 			    expected);
 	snprintf(expected, sizeof(expected),
 		 "rewind explore: error: %s/refused.json: runner \"directory\": unknown key "
-		 "\"dirs\"; the keys are kind, dir, exclude, " SETTING_KEYS_TEXT,
+		 "\"dirs\"; the keys are kind, dir, exclude, overrides, " SETTING_KEYS_TEXT,
 		 dir);
 	assert_string_equal(
 		load_refused("{\"format\": \"rewind-suite\","
@@ -520,6 +520,17 @@ static void test_runner_list_refused(void **state)
 		" \"timeout_s\": 1}",
 		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
 		" \"exclude\": [\"*\"]}",
+		/* overrides: a list of objects with a glob or a regex, and settings */
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"overrides\": {\"match\": \"one\"}}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"overrides\": [{\"wall_ms\": 1000}]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"overrides\": [{\"match\": \"re:(\", \"wall_ms\": 1000}]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"overrides\": [{\"match\": \"one\", \"wall_sm\": 1000}]}",
+		"{\"kind\": \"list\", \"list\": [\"./ok_list\"], \"command\": [\"/t\", \"{test}\"],"
+		" \"overrides\": [{\"match\": \"one\", \"wall_ms\": -1}]}",
 	};
 	struct timespec t0, t1;
 
@@ -544,6 +555,37 @@ static void test_runner_list_refused(void **state)
 				    &s),
 			 0);
 	assert_int_equal(s.count, 2);
+	suite_free(&s);
+}
+
+/*
+ * A runner's "overrides": the first whose "match" (a glob on the whole
+ * name, or "re:" anywhere) fits a test gives it settings over the
+ * runner's, e.g. a long execution budget for a suite's stress tests.
+ */
+static void test_runner_overrides(void **state)
+{
+	static struct suite s;
+
+	(void)state;
+	write_script("three_list", "echo stress_ring; echo stress_pool; echo quick");
+	assert_int_equal(
+		suite_load(runner_suite(
+				   "overrides.json",
+				   "{\"kind\": \"list\", \"list\": [\"./three_list\"],"
+				   " \"command\": [\"/t\", \"{test}\"], \"wall_ms\": 60000,"
+				   " \"overrides\": [{\"match\": \"re:ring$\", \"wall_ms\": 900000,"
+				   " \"stuck_ms\": 120000}, {\"match\": \"stress_*\","
+				   " \"wall_ms\": 600000}, {\"match\": \"quick\"}]}"),
+			   &s),
+		0);
+	assert_int_equal(s.count, 3);
+	assert_string_equal(s.tests[0].name, "stress_ring");
+	assert_string_equal(args_line(&s.tests[0]), "--stuck-ms 120000 --wall-ms 900000");
+	assert_string_equal(s.tests[1].name, "stress_pool");
+	assert_string_equal(args_line(&s.tests[1]), "--wall-ms 600000");
+	assert_string_equal(s.tests[2].name, "quick");
+	assert_string_equal(args_line(&s.tests[2]), "--wall-ms 60000");
 	suite_free(&s);
 }
 
@@ -1159,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(test_suite_job_keys_refused),
 		cmocka_unit_test(test_runner_list),
 		cmocka_unit_test(test_runner_list_refused),
+		cmocka_unit_test(test_runner_overrides),
 		cmocka_unit_test(test_runner_ctest),
 		cmocka_unit_test(test_runner_ctest_real),
 		cmocka_unit_test(test_runner_directory),
