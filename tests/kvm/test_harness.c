@@ -761,7 +761,8 @@ static void test_threads_that_exit_together_are_never_stuck(void **state)
 		sh(cmd, r);
 		expect_status(r, 0, NULL); /* no failure found */
 		assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
-		assert_non_null(strstr(r->out, "random: outcomes pass 30;"));
+		/* a timeout (host-timed: a loaded machine) is no failure; stuck is */
+		assert_null(strstr(r->out, "stuck"));
 	}
 }
 
