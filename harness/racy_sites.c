@@ -11,14 +11,13 @@
  */
 #include "harness/racy_sites.h"
 
+#include "rewind/abi.h"
+
 #include "vmm/log.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
-
-#define KIND(what) ((what) / 0x100u % 0x100u) /* guest/runtime/runtime.h RT_EV_* */
-#define KIND_READ  1u
 
 struct racy_access {
 	uint64_t addr, pc;
@@ -85,11 +84,11 @@ int racy_sites_add(struct racy_sites *rs, const struct vm_event_log *log)
 			set_bit(rs->racy, ev->pc);
 			continue;
 		}
-		rs->acc[rs->count++] =
-			(struct racy_access){.addr = ev->addr,
-					     .pc = ev->pc,
-					     .tid = ev->tid,
-					     .reads_only = KIND(ev->what) == KIND_READ};
+		rs->acc[rs->count++] = (struct racy_access){
+			.addr = ev->addr,
+			.pc = ev->pc,
+			.tid = ev->tid,
+			.reads_only = REWIND_SCHED_KIND_OF(ev->what) == REWIND_SCHED_READ};
 	}
 	return 0;
 }

@@ -48,6 +48,8 @@
  */
 #include "vmm/counter.h"
 
+#include "rewind/abi.h"
+
 #include "vmm/guest_mem.h"
 #include "vmm/ports_shared.h"
 #include "vmm/user_context.h"
@@ -69,8 +71,8 @@
 
 #define PCT_SLICE_PRIO 1 /* pct: a thread whose time slice ran out drops to the lowest priority */
 
-#define EVENT_KIND(what) ((what) / 0x100u % 0x100u) /* guest/runtime/runtime.h RT_EV_* */
-#define EVENT_SIZE(what) ((what) % 0x100u)
+#define EVENT_KIND(what) REWIND_SCHED_KIND_OF(what) /* include/rewind/abi.h */
+#define EVENT_SIZE(what) REWIND_SCHED_SIZE_OF(what)
 
 /* The event count at which inj acts, or UINT64_MAX: a demote outside pct mode never acts. */
 static uint64_t event_of(const struct vm *vm, const struct injection *inj)

@@ -18,17 +18,16 @@
 extern uint32_t rt_countdown;
 
 /*
- * What an event is, passed to the VMM beside its address (REWIND_PORT_COUNTER,
- * include/rewind/abi.h): a kind in bits 8..15, the access size in bytes in bits
- * 0..7 (0 for a synchronisation operation or a basic block). Only the VMM's
- * event log reads it (rewind-harness --event-log).
+ * What an event is, passed to the VMM beside its address (REWIND_PORT_COUNTER):
+ * the encoding of include/rewind/abi.h (enum rewind_sched_event). Only the
+ * VMM's event log reads it (rewind-harness --event-log).
  */
-#define RT_EV_SIZE_MASK 0xffu
-#define RT_EV_READ	(1u << 8) /* a load (an atomic load too) */
-#define RT_EV_WRITE	(2u << 8) /* a store (an atomic store too) */
-#define RT_EV_ATOMIC	(3u << 8) /* an atomic read-modify-write */
-#define RT_EV_SYNC	(4u << 8) /* a lock, unlock, condition-variable or thread operation */
-#define RT_EV_BLOCK	(5u << 8) /* a basic block of a trace-pc build */
+#define RT_EV_SIZE_MASK REWIND_SCHED_SIZE_MASK
+#define RT_EV_READ	REWIND_SCHED_WHAT(REWIND_SCHED_READ)
+#define RT_EV_WRITE	REWIND_SCHED_WHAT(REWIND_SCHED_WRITE)
+#define RT_EV_ATOMIC	REWIND_SCHED_WHAT(REWIND_SCHED_ATOMIC)
+#define RT_EV_SYNC	REWIND_SCHED_WHAT(REWIND_SCHED_SYNC)
+#define RT_EV_BLOCK	REWIND_SCHED_WHAT(REWIND_SCHED_BLOCK)
 
 /* An access's size as the low bits of `what` (a range counts as its first 255 bytes). */
 #define RT_EV_SIZE(n) ((n) < RT_EV_SIZE_MASK ? (uint32_t)(n) : RT_EV_SIZE_MASK)

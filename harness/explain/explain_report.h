@@ -21,9 +21,6 @@
 
 enum position_unit { UNIT_STEP, UNIT_EVENT };
 
-/* Event kinds of the VMM's event log (include/rewind/abi.h, REWIND_PORT_COUNTER). */
-enum { EVENT_READ = 1, EVENT_WRITE = 2, EVENT_ATOMIC = 3, EVENT_SYNC = 4, EVENT_BLOCK = 5 };
-
 struct window_side {
 	bool found;	     /* a position that does not fail alike */
 	bool capped;	     /* still failing after the scan's limit */

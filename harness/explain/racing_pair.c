@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/explain/racing_pair.h"
 
+#include "rewind/abi.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +22,17 @@ struct view {
 
 static int kind(const struct vm_event *e)
 {
-	return (int)(e->what >> 8 & 0xff);
+	return (int)REWIND_SCHED_KIND_OF(e->what);
 }
 
 static bool is_load(const struct vm_event *e)
 {
-	return e->addr && (kind(e) == EVENT_READ || kind(e) == EVENT_ATOMIC);
+	return e->addr && (kind(e) == REWIND_SCHED_READ || kind(e) == REWIND_SCHED_ATOMIC);
 }
 
 static bool is_store(const struct vm_event *e)
 {
-	return e->addr && (kind(e) == EVENT_WRITE || kind(e) == EVENT_ATOMIC);
+	return e->addr && (kind(e) == REWIND_SCHED_WRITE || kind(e) == REWIND_SCHED_ATOMIC);
 }
 
 static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)

@@ -112,6 +112,25 @@ enum rewind_port {
 #define REWIND_COUNTER_PRIO_FAIR 0x7fu
 /* A counter read's RCX: what the event is below, the reading process above. */
 #define REWIND_COUNTER_PROCESS_SHIFT 32
+/*
+ * What a schedule event is (a counter read's RCX bits 0..15, the VMM's event
+ * log): its kind in bits 8..15, the access size in bytes in bits 0..7 (0 for
+ * a synchronisation operation or a basic block; 255 for 255 or more). The
+ * runtime (guest/runtime/runtime.h), the guest kernel's events for a plain
+ * job (linux/patches/0016), the VMM and the harness all read it from here.
+ */
+enum rewind_sched_event {
+	REWIND_SCHED_READ = 1,	 /* a load (an atomic load too) */
+	REWIND_SCHED_WRITE = 2,	 /* a store (an atomic store too) */
+	REWIND_SCHED_ATOMIC = 3, /* an atomic read-modify-write */
+	REWIND_SCHED_SYNC = 4,	 /* a lock, unlock, condition-variable or thread operation */
+	REWIND_SCHED_BLOCK = 5,	 /* a basic block of a trace-pc build */
+};
+#define REWIND_SCHED_KIND_SHIFT	   8
+#define REWIND_SCHED_SIZE_MASK	   0xffu
+#define REWIND_SCHED_WHAT(kind)	   ((__u32)(kind) << REWIND_SCHED_KIND_SHIFT)
+#define REWIND_SCHED_KIND_OF(what) (((what) >> REWIND_SCHED_KIND_SHIFT) & 0xffu)
+#define REWIND_SCHED_SIZE_OF(what) ((what)&REWIND_SCHED_SIZE_MASK)
 
 /* Calls on REWIND_PORT_RUNTIME (RDI): from a job's instrumented runtime, or
  * from the guest kernel where it counts a plain job's events. */

@@ -33,13 +33,15 @@ static void add(struct builder *b, uint32_t tid, bool store, uint32_t landed, ui
 {
 	struct vm_event *e = &b->at[b->count];
 
-	*e = (struct vm_event){.index = b->count + 1,
-			       .tid = tid,
-			       .what = (store ? EVENT_WRITE : EVENT_READ) << 8 | 4 | landed,
-			       .pc = store ? STORE : LOAD,
-			       .addr = COUNTER,
-			       .value = b->value,
-			       .after = store ? written : b->value};
+	*e = (struct vm_event){
+		.index = b->count + 1,
+		.tid = tid,
+		.what = REWIND_SCHED_WHAT(store ? REWIND_SCHED_WRITE : REWIND_SCHED_READ) | 4 |
+			landed,
+		.pc = store ? STORE : LOAD,
+		.addr = COUNTER,
+		.value = b->value,
+		.after = store ? written : b->value};
 	e->what |= VM_EVENT_AFTER;
 	b->count++;
 }
