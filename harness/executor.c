@@ -19,8 +19,9 @@
 #include <time.h>
 #include <xxhash.h>
 
-#define BOOT_STUCK_MS  60000u	  /* no exit for a minute while booting: stuck */
-#define TRACE_PREALLOC (8u << 20) /* appends past it allocate: a huge trace */
+#define BOOT_STUCK_MS	     60000u	/* no exit for a minute while booting: stuck */
+#define STUCK_CONFIRM_FACTOR 4u		/* a stuck run runs again with this many times the budget */
+#define TRACE_PREALLOC	     (8u << 20) /* appends past it allocate: a huge trace */
 /* pct mode: a thread that runs this many events without a change point drops to
  * the lowest priority and yields (a spinning thread must let the others run) */
 #define PCT_SLICE_EVENTS 200000u
@@ -481,7 +482,7 @@ uint64_t executor_racy_events(const struct executor *ex)
  * Stuck is timed by the host (no exit for stuck_ms of the vCPU thread's
  * time): a loaded host, the KVM box above all, can make a run that makes
  * progress look stuck, and the same input then passes on its replay. Run
- * the input once more with twice the budget, and its outcome is the
+ * the input once more with four times the budget, and its outcome is the
  * input's: a loop that never exits is stuck again at the same step (the
  * step is the guest's, not the host's), a run that only lacked time gets
  * it. Only stuck runs pay for it.
@@ -498,7 +499,7 @@ static int confirm_stuck(struct executor *ex, const struct exec_input *input,
 		ex->cfg.event_log->dropped = 0;
 		ex->cfg.event_log->threads = 0;
 	}
-	vm->cfg.stuck_ms = budget * 2;
+	vm->cfg.stuck_ms = budget * STUCK_CONFIRM_FACTOR;
 	rc = run_once(ex, input);
 	vm->cfg.stuck_ms = budget;
 	if (!rc)

@@ -756,7 +756,8 @@ static void test_threads_that_exit_together_are_never_stuck(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		snprintf(cmd, sizeof(cmd),
-			 HARNESS " --random 30 --random-seed 1 --artifacts " DIR "/exit-art %s",
+			 HARNESS " --random 30 --random-seed 1 --stuck-ms 10000 --artifacts " DIR
+				 "/exit-art %s",
 			 runs[i]);
 		sh(cmd, r);
 		expect_status(r, 0, NULL); /* no failure found */
