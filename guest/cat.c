@@ -16,17 +16,11 @@ static bool copy(int fd, const char *name)
 	char buf[65536];
 
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+		ssize_t n = gu_read(fd, buf, sizeof(buf), name);
 		int rc;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			gu_warn_errno("read %s", name);
-			return false;
-		}
-		if (n == 0)
-			return true;
+		if (n <= 0)
+			return n == 0;
 		rc = gu_write_all(1, buf, (size_t)n);
 		if (rc < 0) {
 			errno = -rc;

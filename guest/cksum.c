@@ -40,14 +40,10 @@ static bool sum(int fd, const char *name, uint32_t *crc_out, uint64_t *size_out)
 	uint64_t size = 0;
 
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+		ssize_t n = gu_read(fd, buf, sizeof(buf), name);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			gu_warn_errno("read %s", name);
+		if (n < 0)
 			return false;
-		}
 		if (n == 0)
 			break;
 		for (ssize_t i = 0; i < n; i++)

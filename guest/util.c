@@ -14,6 +14,20 @@
 
 #define GU_LINE_MAX 1024
 
+ssize_t gu_read(int fd, void *buf, size_t len, const char *name)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n >= 0)
+			return n;
+		if (errno != EINTR) {
+			gu_warn_errno("read %s", name);
+			return -1;
+		}
+	}
+}
+
 int gu_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

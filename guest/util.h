@@ -11,12 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
+#include <sys/types.h>
 #include <time.h>
 
 #define GU_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
 /* Writes all of buf to fd, retrying short writes and EINTR; 0 or -errno. */
 int gu_write_all(int fd, const void *buf, size_t len);
+
+/* read() again after EINTR: bytes read, 0 at the end, -1 (warned, naming name) on an error. */
+ssize_t gu_read(int fd, void *buf, size_t len, const char *name);
 
 /* Formats one message and writes it to fd with a single write(); exits 1 on failure. */
 void gu_say_fd(int fd, const char *fmt, ...) GU_PRINTF(2, 3);

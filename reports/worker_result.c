@@ -27,17 +27,13 @@ static double number_field(const cJSON *o, const char *key)
 
 int worker_read_result(const char *path, struct worker_result *r)
 {
-	uint8_t *data;
-	size_t len;
 	cJSON *o;
 	const cJSON *state, *error;
 
 	memset(r, 0, sizeof(*r));
-	if (access(path, F_OK) ||
-	    file_read_max(path, RESULT_FILE_MAX, "worker result", &data, &len))
+	o = json_read_file(path, RESULT_FILE_MAX, "worker result");
+	if (!o)
 		return -1;
-	o = cJSON_ParseWithLength((const char *)data, len);
-	free(data);
 	state = cJSON_GetObjectItemCaseSensitive(o, "state");
 	error = cJSON_GetObjectItemCaseSensitive(o, "error");
 	if (cJSON_IsString(state))

@@ -10,6 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+cJSON *json_read_file(const char *path, size_t max, const char *what)
+{
+	uint8_t *data;
+	size_t len;
+	cJSON *o;
+
+	if (access(path, F_OK) || file_read_max(path, max, what, &data, &len))
+		return NULL;
+	o = cJSON_ParseWithLength((const char *)data, len);
+	free(data);
+	return o;
+}
 
 int json_write_atomic(const char *path, const cJSON *json)
 {

@@ -4,7 +4,16 @@
 #define REWIND_JSON_FILE_H
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Reads path (an untrusted file of at most max bytes; what names it in
+ * messages, vmm/file.h's file_read_max) and parses it. The document, or
+ * NULL: no such file (silently), a file that cannot be read (reported) or
+ * text that is not JSON. The caller deletes it.
+ */
+cJSON *json_read_file(const char *path, size_t max, const char *what);
 
 /* Writes json (pretty-printed) to path: all of it or nothing. 0 or -errno (reported). */
 int json_write_atomic(const char *path, const cJSON *json);

@@ -4,6 +4,7 @@
 
 #include "reports/spawn.h"
 #include "vmm/file.h"
+#include "vmm/json_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -35,16 +36,9 @@ static void read_first_failure(const cJSON *o, struct fuzz_progress *pr)
 
 int fuzz_read_progress(const char *path, struct fuzz_progress *pr)
 {
-	uint8_t *data;
-	size_t len;
-	cJSON *o;
+	cJSON *o = json_read_file(path, PROGRESS_FILE_MAX, "progress file");
 
 	memset(pr, 0, sizeof(*pr));
-	if (access(path, F_OK) ||
-	    file_read_max(path, PROGRESS_FILE_MAX, "progress file", &data, &len))
-		return -1;
-	o = cJSON_ParseWithLength((const char *)data, len);
-	free(data);
 	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		return -1;
