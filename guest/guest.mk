@@ -41,7 +41,7 @@ GUEST_OBJS  := $(patsubst %,$(GUEST_OBJ)/%.o,rewind-init $(GUEST_PROGS) util job
 # Empty mount points and directories in the image.
 GUEST_DIRS  := proc sys dev tmp run rewind tests tests/plain home root:0700
 # A minimal /etc: users (root, rewind 1000, nobody), groups, localhost.
-GUEST_ETC   := passwd group hosts host.conf nsswitch.conf protocols services
+GUEST_ETC   := passwd group hosts host.conf nsswitch.conf protocols resolv.conf services
 # The userland a test's scripts expect on PATH: Debian's busybox-static as
 # /usr/bin/busybox, each of its applets a link beside it, and /bin/sh
 # (/bin, first on PATH, keeps the programs above and what a job adds).

@@ -35,7 +35,10 @@ static void port_shared(struct vm *vm, uint32_t pfn)
 	vm->shared_gpa = gpa;
 	memset(sh, 0, sizeof(*sh));
 	sh->abi_version = REWIND_ABI_VERSION;
-	sh->epoch_ns = vm->cfg.epoch_ns;
+	/* the guest's wall clock is epoch_ns + now_ns: the job's epoch is the
+	 * wall clock at power-on, where now_ns is CLOCK_POWER_ON_NS */
+	sh->epoch_ns =
+		vm->cfg.epoch_ns > CLOCK_POWER_ON_NS ? vm->cfg.epoch_ns - CLOCK_POWER_ON_NS : 0;
 	sh->tsc_khz = REWIND_TSC_KHZ;
 }
 

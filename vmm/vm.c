@@ -43,6 +43,7 @@ int vm_create(struct vm *vm, const struct vm_config *cfg)
 	if (!vm->cfg.trace_max)
 		vm->cfg.trace_max = VM_TRACE_MAX_DEFAULT;
 	vm->clock.quantum_ns = cfg->quantum_ns;
+	vm->clock.now_ns = CLOCK_POWER_ON_NS;
 	rc = trace_init(&vm->trace);
 	if (!rc)
 		rc = kvm_machine_open(&vm->km);
