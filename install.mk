@@ -54,7 +54,7 @@ $(COMPLETION): completion/gen-completion $(HELP_SOURCES)
 	mv $@.tmp $@
 
 # An installed box has no sources to build its probe from (tests/box/run).
-$(BOX_PROBE): tests/box/kvm_probe.c vmm/kvm_speed.c vmm/kvm_speed.h vmm/log.h
+$(BOX_PROBE): tests/box/kvm_probe.c vmm/kvm_speed.c vmm/kvm_speed.h lib/log.h
 	@mkdir -p $(@D)
 	$(CC) -I. -D_GNU_SOURCE $(CFLAGS) -o $@ tests/box/kvm_probe.c vmm/kvm_speed.c
 

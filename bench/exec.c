@@ -18,9 +18,9 @@
 #include "harness/executor.h"
 #include "harness/input.h"
 #include "harness/job.h"
+#include "lib/file.h"
+#include "lib/log.h"
 #include "rewind/abi.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <fcntl.h>
 #include <inttypes.h>

@@ -2,9 +2,9 @@
 #include "harness/artifact.h"
 
 #include "harness/guest_output.h"
-#include "vmm/file.h"
-#include "vmm/guest_files.h"
-#include "vmm/log.h"
+#include "image/guest_files.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -13,7 +13,7 @@
 #include "harness/executor.h"
 #include "harness/job.h"
 #include "harness/run_identity.h"
-#include "vmm/json_file.h"
+#include "lib/json_file.h"
 
 #define ARTIFACT_FORMAT "rewind-crash"
 /* 2: "added_files"; 3: a racy-events input's sites come from profile runs that are PCT

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/bundle.h"
 
-#include "vmm/file.h"
-#include "vmm/guest_files.h"
-#include "vmm/log.h"
+#include "image/guest_files.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
 #include "harness/cli.h"
 
 #include "harness/reach.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 /* Says on stderr when the bytes at path are not in the documented format (they are decoded). */
 void cli_say_if_decoded(const char *path, const uint8_t *data, size_t len, const char *doing)

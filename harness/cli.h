@@ -9,8 +9,8 @@
 
 #include "harness/harness.h"
 #include "harness/replay.h"
+#include "lib/exit_status.h"
 #include "vmm/counter.h"
-#include "vmm/exit_status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 
 /*
  * rewind-harness's exit statuses (the usage's "Exit status";
- * vmm/exit_status.h, docs/exit-status.md), which every mode shares: a
+ * lib/exit_status.h, docs/exit-status.md), which every mode shares: a
  * replay's (enum replay_status) are the same numbers.
  */
 enum cli_status {

@@ -3,8 +3,8 @@
 #include "harness/cmd_convert.h"
 
 #include "harness/cli.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <stdlib.h>
 

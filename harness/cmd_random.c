@@ -3,8 +3,8 @@
 #include "harness/cmd_random.h"
 
 #include "harness/coverage.h"
+#include "lib/host_time.h"
 #include "mutators/schedule.h"
-#include "vmm/host_time.h"
 
 #include <stdlib.h>
 #include <time.h>

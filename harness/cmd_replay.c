@@ -3,7 +3,7 @@
 #include "harness/cmd_replay.h"
 
 #include "harness/explain/explain.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <sys/stat.h>

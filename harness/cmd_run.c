@@ -5,9 +5,9 @@
 #include "harness/coverage.h"
 #include "harness/event_log.h"
 #include "harness/forkserver.h"
-#include "vmm/file.h"
-#include "vmm/json_file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/json_file.h"
+#include "lib/log.h"
 
 #include <stdlib.h>
 #include <sys/wait.h>

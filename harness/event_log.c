@@ -2,7 +2,7 @@
 /* --event-log: a run's schedule events as JSON lines (harness/event_log.h). */
 #include "harness/event_log.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdio.h>

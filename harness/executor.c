@@ -6,10 +6,10 @@
 #include "harness/job_start.h"
 #include "harness/profile_sample.h"
 #include "harness/racy_sites.h"
-#include "vmm/host_time.h"
+#include "lib/host_time.h"
+#include "lib/log.h"
 #include "vmm/inject.h"
 #include "vmm/kvm_speed.h"
-#include "vmm/log.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -478,30 +478,18 @@ uint64_t executor_racy_events(const struct executor *ex)
 	return ex->racy_map && ex->racy_map->ok ? ex->racy_map->events : 0;
 }
 
-/*
- * Stuck is timed by the host (no exit for stuck_ms of the vCPU thread's
- * time): a loaded host, the KVM box above all, can make a run that makes
- * progress look stuck, and the same input then passes on its replay. Run
- * the input once more with four times the budget, and its outcome is the
- * input's: a loop that never exits is stuck again at the same step (the
- * step is the guest's, not the host's), a run that only lacked time gets
- * it. Only stuck runs pay for it.
- */
-static int confirm_stuck(struct executor *ex, const struct exec_input *input,
-			 struct exec_result *res)
+/* One run of input from the keyframe; the event log, if any, is its own. */
+static int run_counted(struct executor *ex, const struct exec_input *input, struct exec_result *res)
 {
-	struct vm *vm = &ex->vm;
-	uint64_t budget = vm->cfg.stuck_ms;
+	struct vm_event_log *log = ex->cfg.event_log;
 	int rc;
 
-	if (ex->cfg.event_log) { /* the log is the second run's */
-		ex->cfg.event_log->count = 0;
-		ex->cfg.event_log->dropped = 0;
-		ex->cfg.event_log->threads = 0;
+	if (log) {
+		log->count = 0;
+		log->dropped = 0;
+		log->threads = 0;
 	}
-	vm->cfg.stuck_ms = budget * STUCK_CONFIRM_FACTOR;
 	rc = run_once(ex, input);
-	vm->cfg.stuck_ms = budget;
 	if (!rc)
 		result_of(ex, input, res);
 	return rc;
@@ -522,17 +510,20 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 		if (rc)
 			return rc;
 	}
-	if (ex->cfg.event_log) {
-		ex->cfg.event_log->count = 0;
-		ex->cfg.event_log->dropped = 0;
-		ex->cfg.event_log->threads = 0;
-	}
 	vm->event_log = ex->cfg.event_log; /* the execution's own events, never the profile's */
-	rc = run_once(ex, input);
-	if (!rc) {
-		result_of(ex, input, res);
-		if (res->cls == CLASS_STUCK && vm->cfg.stuck_ms)
-			rc = confirm_stuck(ex, input, res);
+	rc = run_counted(ex, input, res);
+	/*
+	 * Stuck is timed by the host: under load (the KVM box above all) a run
+	 * that makes progress can look stuck and then pass on its replay. Run it
+	 * again with more time: a loop that never exits is stuck again at the
+	 * same step (the guest's, not the host's), a slow run gets its time.
+	 */
+	if (!rc && res->cls == CLASS_STUCK && vm->cfg.stuck_ms) {
+		uint64_t budget = vm->cfg.stuck_ms;
+
+		vm->cfg.stuck_ms = budget * STUCK_CONFIRM_FACTOR;
+		rc = run_counted(ex, input, res);
+		vm->cfg.stuck_ms = budget;
 	}
 	vm->event_log = NULL;
 	if (rc)

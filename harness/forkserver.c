@@ -4,7 +4,7 @@
 #include "harness/afl_protocol.h"
 #include "harness/coverage.h"
 #include "harness/outcome_cache.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,8 @@
 
 #include "harness/artifact.h"
 #include "harness/coverage.h"
-#include "vmm/file.h"
-#include "vmm/host_time.h"
+#include "lib/file.h"
+#include "lib/host_time.h"
 
 #include <signal.h>
 #include <stdio.h>

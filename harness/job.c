@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/job.h"
 
-#include "vmm/file.h"
-#include "vmm/install_paths.h"
-#include "vmm/log.h"
-#include "vmm/number.h"
-#include "vmm/size.h"
+#include "lib/file.h"
+#include "lib/install_paths.h"
+#include "lib/log.h"
+#include "lib/number.h"
+#include "lib/size.h"
 
 #include <getopt.h>
 

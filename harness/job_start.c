@@ -2,8 +2,8 @@
 #include "harness/job_start.h"
 
 #include "harness/guest_output.h"
+#include "lib/log.h"
 #include "vmm/exec_check.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

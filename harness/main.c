@@ -7,8 +7,8 @@
 #include "harness/cmd_run.h"
 #include "harness/coverage.h"
 #include "harness/usage.h"
-#include "vmm/log.h"
-#include "vmm/number.h"
+#include "lib/log.h"
+#include "lib/number.h"
 #include "vmm/version.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
 /* Recent outcomes, answered again without a run; see outcome_cache.h. */
 #include "harness/outcome_cache.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 
 #include "rewind/abi.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -5,9 +5,9 @@
 #include "harness/bundle.h"
 #include "harness/executor.h"
 #include "harness/harness.h"
-#include "vmm/file.h"
-#include "vmm/json_file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/json_file.h"
+#include "lib/log.h"
 
 #include <inttypes.h>
 #include <signal.h>

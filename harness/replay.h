@@ -21,13 +21,13 @@
 #include "harness/executor.h"
 #include "harness/job.h"
 #include "harness/replay_case.h"
-#include "vmm/exit_status.h"
+#include "lib/exit_status.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
 /*
- * A replay's verdict: rewind replay's exit status (vmm/exit_status.h,
+ * A replay's verdict: rewind replay's exit status (lib/exit_status.h,
  * docs/exit-status.md). REPLAY_OK is also what a step that went well
  * returns (replay_load).
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/run_identity.h"
 
+#include "lib/json_file.h"
 #include "rewind/abi.h"
-#include "vmm/json_file.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* The afl-fuzz command line and environment of `rewind fuzz` and a night's workers. */
 #include "reports/afl_command.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

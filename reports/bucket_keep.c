@@ -2,9 +2,9 @@
 /* A signature's first failing run, kept and explained in RESULTS/buckets/ID/. */
 #include "reports/bucket_keep.h"
 
+#include "lib/file.h"
+#include "lib/log.h"
 #include "reports/spawn.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

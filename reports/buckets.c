@@ -7,11 +7,11 @@
  */
 #include "reports/buckets.h"
 
+#include "lib/file.h"
+#include "lib/log.h"
 #include "reports/bucket_keep.h"
 #include "reports/signature.h"
 #include "reports/spawn.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

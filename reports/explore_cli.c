@@ -2,7 +2,7 @@
 /* `rewind explore`'s command line: the usage, the options and their checks. */
 #include "reports/explore_cli.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <getopt.h>
 #include <stdio.h>

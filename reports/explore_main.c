@@ -4,6 +4,10 @@
  * suite, on every core of this machine or as a Slurm job array; then its
  * buckets, history and report (docs/explore.md).
  */
+#include "lib/exit_status.h"
+#include "lib/host_time.h"
+#include "lib/install_paths.h"
+#include "lib/log.h"
 #include "reports/explore_cli.h"
 #include "reports/finish.h"
 #include "reports/night.h"
@@ -11,10 +15,6 @@
 #include "reports/progress.h"
 #include "reports/slurm.h"
 #include "reports/worker.h"
-#include "vmm/exit_status.h"
-#include "vmm/host_time.h"
-#include "vmm/install_paths.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -2,14 +2,14 @@
 /* Finishing a night: history, buckets, the latest link, the report. */
 #include "reports/finish.h"
 
+#include "lib/exit_status.h"
+#include "lib/file.h"
+#include "lib/log.h"
 #include "reports/buckets.h"
 #include "reports/history.h"
 #include "reports/report.h"
 #include "reports/signature.h"
 #include "reports/worker_result.h"
-#include "vmm/exit_status.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

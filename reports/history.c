@@ -2,7 +2,7 @@
 /* RESULTS/history.sqlite: opening it, its schema, small query helpers. */
 #include "reports/history.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <limits.h>
 #include <stdint.h>

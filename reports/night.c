@@ -2,11 +2,11 @@
 /* Planning a night: its id and folder, which worker fuzzes which test, night.json. */
 #include "reports/night.h"
 
+#include "lib/file.h"
+#include "lib/install_paths.h"
+#include "lib/json_file.h"
+#include "lib/log.h"
 #include "reports/history.h"
-#include "vmm/file.h"
-#include "vmm/install_paths.h"
-#include "vmm/json_file.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,10 +2,10 @@
 /* The live progress line of `rewind explore`. */
 #include "reports/progress.h"
 
+#include "lib/file.h"
+#include "lib/log.h"
 #include "reports/signature.h"
 #include "reports/worker_result.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

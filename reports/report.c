@@ -5,14 +5,14 @@
  */
 #include "reports/report.h"
 
+#include "lib/exit_status.h"
+#include "lib/file.h"
+#include "lib/log.h"
 #include "reports/history.h"
 #include "reports/report_html.h"
 #include "reports/report_junit.h"
 #include "reports/report_plots.h"
 #include "reports/report_summary.h"
-#include "vmm/exit_status.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,8 +7,8 @@
  */
 #include "reports/report_explain.h"
 
+#include "lib/file.h"
 #include "reports/report_html.h"
-#include "vmm/file.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,8 @@
 /* rewind-report [--out] DIR [--night N]: a night's report (docs/explore.md). */
 #include "reports/report.h"
 
-#include "vmm/exit_status.h"
-#include "vmm/log.h"
+#include "lib/exit_status.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -6,9 +6,9 @@
  */
 #include "reports/report_plots.h"
 
+#include "lib/log.h"
 #include "reports/history.h"
 #include "reports/parent_death.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

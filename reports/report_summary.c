@@ -2,7 +2,7 @@
 /* report/summary.json (format "rewind-report", docs/explore.md). */
 #include "reports/report_summary.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <stdlib.h>
 #include <string.h>

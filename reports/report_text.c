@@ -6,9 +6,9 @@
  */
 #include "reports/report.h"
 
-#include "vmm/file.h"
-#include "vmm/log.h"
-#include "vmm/utf8.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/utf8.h"
 
 #include <errno.h>
 #include <stdlib.h>

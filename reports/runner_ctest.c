@@ -3,8 +3,8 @@
  * A suite's "ctest" runner (docs/explore.md): ctest --show-only=json-v1 in
  * a CMake build folder, and its JSON read into tests.
  */
+#include "lib/log.h"
 #include "reports/runner_kind.h"
-#include "vmm/log.h"
 
 #include <limits.h>
 #include <stdio.h>

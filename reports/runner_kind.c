@@ -7,7 +7,7 @@
  */
 #include "reports/runner_kind.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -2,9 +2,9 @@
 /* Failure signatures of crash artifacts, and listing a test's artifacts. */
 #include "reports/signature.h"
 
-#include "vmm/failure_line.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
+#include "lib/failure_line.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -7,10 +7,10 @@
  */
 #include "reports/slurm.h"
 
+#include "lib/exit_status.h"
+#include "lib/file.h"
+#include "lib/log.h"
 #include "reports/slurm_tool.h"
-#include "vmm/exit_status.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

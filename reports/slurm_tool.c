@@ -2,8 +2,8 @@
 /* fork/exec of Slurm's tools with stdout and stderr captured through pipes (slurm_tool.h). */
 #include "reports/slurm_tool.h"
 
+#include "lib/log.h"
 #include "reports/parent_death.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

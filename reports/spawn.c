@@ -2,8 +2,8 @@
 /* fork/exec with an added environment and a log file; wait statuses. */
 #include "reports/spawn.h"
 
+#include "lib/log.h"
 #include "reports/parent_death.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,10 +5,10 @@
  */
 #include "reports/suite.h"
 
+#include "lib/file.h"
+#include "lib/log.h"
 #include "reports/suite_runner.h"
 #include "reports/suite_settings.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -6,10 +6,10 @@
  */
 #include "reports/suite_runner.h"
 
+#include "lib/log.h"
 #include "reports/host_command.h"
 #include "reports/runner_kind.h"
 #include "reports/suite_settings.h"
-#include "vmm/log.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  */
 #include "reports/suite_settings.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,13 +2,13 @@
 /* One worker: afl-fuzz on each of its tests in turn, a result file for each. */
 #include "reports/worker.h"
 
+#include "lib/file.h"
+#include "lib/host_time.h"
+#include "lib/json_file.h"
 #include "reports/afl_command.h"
 #include "reports/afl_queue.h"
 #include "reports/progress.h"
 #include "reports/spawn.h"
-#include "vmm/file.h"
-#include "vmm/host_time.h"
-#include "vmm/json_file.h"
 
 #include <errno.h>
 #include <stdio.h>

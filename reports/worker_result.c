@@ -2,8 +2,8 @@
 /* TEST/worker-K.json: what a worker keeps of a test, written and read back. */
 #include "reports/worker_result.h"
 
-#include "vmm/file.h"
-#include "vmm/json_file.h"
+#include "lib/file.h"
+#include "lib/json_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

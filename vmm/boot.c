@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/boot.h"
 
+#include "lib/log.h"
 #include "vmm/guest_mem.h"
-#include "vmm/log.h"
 
 #include <asm/bootparam.h>
 #include <asm/e820.h>

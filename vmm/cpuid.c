@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/cpuid.h"
 
+#include "lib/log.h"
 #include "rewind/abi.h"
-#include "vmm/log.h"
 
 #include <cpuid.h>
 #include <stdlib.h>

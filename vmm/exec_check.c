@@ -2,8 +2,8 @@
 /* Why the guest could not execute the job's command (vmm/exec_check.h). */
 #include "vmm/exec_check.h"
 
-#include "vmm/elf_file.h"
-#include "vmm/log.h"
+#include "image/elf_file.h"
+#include "lib/log.h"
 
 #include <limits.h>
 

@@ -8,7 +8,7 @@
 #ifndef REWIND_EXEC_CHECK_H
 #define REWIND_EXEC_CHECK_H
 
-#include "vmm/guest_files.h"
+#include "image/guest_files.h"
 #include "vmm/run_inputs.h"
 
 #include <stdbool.h>

@@ -2,9 +2,9 @@
 /* The job's archive: command, setup and the user's files (vmm/job_archive.h). */
 #include "vmm/job_archive.h"
 
-#include "vmm/elf_deps.h"
-#include "vmm/initramfs.h"
-#include "vmm/log.h"
+#include "image/elf_deps.h"
+#include "image/initramfs.h"
+#include "lib/log.h"
 
 #include <dirent.h>
 #include <errno.h>

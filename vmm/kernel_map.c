@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "kernel_map.h"
+#include "vmm/kernel_map.h"
 
 #include <inttypes.h>
 #include <stdio.h>

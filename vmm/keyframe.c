@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/keyframe.h"
 
+#include "lib/log.h"
 #include "vmm/inject.h"
-#include "vmm/log.h"
 #include "vmm/seed.h"
 
 #include <string.h>

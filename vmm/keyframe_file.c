@@ -3,8 +3,8 @@
 
 #include "vmm/guest_mem.h"
 
-#include "vmm/file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/log.h"
 #include "vmm/seed.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/kvm.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>

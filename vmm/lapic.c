@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/lapic.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <sys/ioctl.h>
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* rewind: the deterministic VMM's command line. */
-#include "vmm/install_paths.h"
+#include "lib/install_paths.h"
+#include "lib/log.h"
+#include "lib/number.h"
+#include "lib/size.h"
 #include "vmm/keyframe_file.h"
-#include "vmm/log.h"
-#include "vmm/number.h"
 #include "vmm/run.h"
-#include "vmm/size.h"
 #include "vmm/trace_dump.h"
 #include "vmm/version.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/manifest.h"
 
-#include "vmm/file.h"
-#include "vmm/json_file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/json_file.h"
+#include "lib/log.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/msr.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <stdlib.h>
 #include <sys/ioctl.h>

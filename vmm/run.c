@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/run.h"
 
+#include "lib/host_time.h"
+#include "lib/json_file.h"
 #include "vmm/counter.h"
 #include "vmm/exec_check.h"
-#include "vmm/host_time.h"
-#include "vmm/json_file.h"
 #include "vmm/kvm_speed.h"
 #include "vmm/run_inputs.h"
 #include "vmm/seed.h"
 
+#include "image/initramfs.h"
+#include "lib/file.h"
+#include "lib/log.h"
 #include "vmm/boot.h"
-#include "vmm/file.h"
-#include "vmm/initramfs.h"
 #include "vmm/keyframe_file.h"
-#include "vmm/log.h"
 #include "vmm/manifest.h"
 #include "vmm/vm.h"
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/exit_status.h"
 #include "rewind/abi.h"
-#include "vmm/exit_status.h"
 
 #define RUN_MAX_ADDS 64
 #define RUN_MAX_ENVS 64
@@ -61,7 +61,7 @@ struct run_result {
 };
 
 /*
- * Runs the job; returns what `rewind run` exits with (vmm/exit_status.h):
+ * Runs the job; returns what `rewind run` exits with (lib/exit_status.h):
  * 0 the job exited 0, 1 it failed (any other outcome but a host error),
  * 2 inputs refused or no usable KVM (nothing ran), 3 a --repeat trace
  * differs, 4 a host error or a run directory that could not be written.

@@ -2,11 +2,11 @@
 /* The inputs of a run: loaded, checked, joined and hashed once. */
 #include "vmm/run_inputs.h"
 
+#include "lib/file.h"
+#include "lib/log.h"
 #include "vmm/boot.h"
 #include "vmm/clock.h"
-#include "vmm/file.h"
 #include "vmm/job_archive.h"
-#include "vmm/log.h"
 
 #include <errno.h>
 #include <stdio.h>

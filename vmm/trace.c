@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/trace.h"
 
-#include "vmm/file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,13 +2,13 @@
 /* `rewind trace`: an event trace file, every record decoded (vmm/trace_dump.h). */
 #include "vmm/trace_dump.h"
 
+#include "lib/file.h"
+#include "lib/json_file.h"
+#include "lib/log.h"
+#include "lib/utf8.h"
 #include "rewind/abi.h"
-#include "vmm/file.h"
-#include "vmm/json_file.h"
-#include "vmm/log.h"
 #include "vmm/schedule.h"
 #include "vmm/trace.h"
-#include "vmm/utf8.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/vcpu_state.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/version.h"
 
+#include "lib/file.h"
 #include "rewind/abi.h"
 #include "vmm/cpuid.h"
-#include "vmm/file.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

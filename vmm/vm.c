@@ -2,14 +2,14 @@
 /* The run loop: one exit switch, on top of every part of the machine (tests/unit/call-graph). */
 #include "vmm/vm.h"
 
+#include "lib/host_time.h"
+#include "lib/log.h"
 #include "vmm/counter.h"
 #include "vmm/cpuid.h"
 #include "vmm/feedback.h"
-#include "vmm/host_time.h"
 #include "vmm/inject.h"
 #include "vmm/kernel_map.h"
 #include "vmm/lapic.h"
-#include "vmm/log.h"
 #include "vmm/mem_snapshot.h"
 #include "vmm/msr.h"
 #include "vmm/ports.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/watchdog.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -6,8 +6,8 @@
 #include "harness/explain/racing_pair.h"
 #include "harness/explain/timeline.h"
 #include "harness/harness.h"
-#include "vmm/guest_files.h"
-#include "vmm/log.h"
+#include "image/guest_files.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

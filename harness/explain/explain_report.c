@@ -2,9 +2,9 @@
 #include "harness/explain/explain_report.h"
 
 #include "harness/artifact.h"
-#include "vmm/file.h"
-#include "vmm/json_file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/json_file.h"
+#include "lib/log.h"
 #include "vmm/trace.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
 
 #include "harness/artifact.h"
 #include "harness/guest_output.h"
-#include "vmm/failure_line.h"
+#include "lib/failure_line.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 /*
  * The run's class, the job's wait status where it ended, and then its
- * failed check: the last output line, numbers masked (vmm/failure_line.h,
+ * failed check: the last output line, numbers masked (lib/failure_line.h,
  * the rule a night's buckets use: reports/signature.c). A hang has no
  * check: its last line is whatever a thread printed last, not part of it.
  */

@@ -4,7 +4,7 @@
  * arguments while the failure keeps its signature (class, exit status or
  * signal, and the last line of output with its numbers masked, so a lost
  * update that leaves another count is still the same failure: the rule of
- * vmm/failure_line.h, which a night's buckets use too). Greedy and
+ * lib/failure_line.h, which a night's buckets use too). Greedy and
  * deterministic: the same input always minimises to the same schedule.
  */
 #ifndef REWIND_MINIMISE_H

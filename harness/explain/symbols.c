@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/explain/symbols.h"
 
-#include "vmm/file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <elf.h>
 #include <errno.h>

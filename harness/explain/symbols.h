@@ -3,7 +3,7 @@
  * Code locations in the test binary: function, file and line of a code
  * address, inlined calls included, from the binary's own debug information
  * (binutils' addr2line; a static binary's addresses are the same on every
- * run). The binary comes from the guest's archives (vmm/guest_files.h),
+ * run). The binary comes from the guest's archives (image/guest_files.h),
  * so what is named is exactly what ran.
  */
 #ifndef REWIND_SYMBOLS_H

@@ -14,8 +14,8 @@
 #define REWIND_FUZZ_H
 
 #include "harness/job.h"
-#include "vmm/exit_status.h"
-#include "vmm/log.h"
+#include "lib/exit_status.h"
+#include "lib/log.h"
 
 #include <limits.h>
 #include <signal.h>

@@ -2,10 +2,10 @@
 /* `rewind fuzz`'s afl-fuzz: its command and settings, started, watched, stopped. */
 #include "harness/fuzz/fuzz.h"
 
+#include "lib/host_time.h"
 #include "reports/afl_command.h"
 #include "reports/afl_queue.h"
 #include "reports/spawn.h"
-#include "vmm/host_time.h"
 
 #include <errno.h>
 #include <stdio.h>

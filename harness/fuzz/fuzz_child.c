@@ -2,8 +2,8 @@
 /* `rewind fuzz`'s children: waited for with word of a slow start; their logs. */
 #include "harness/fuzz/fuzz.h"
 
-#include "vmm/file.h"
-#include "vmm/host_time.h"
+#include "lib/file.h"
+#include "lib/host_time.h"
 
 #include <errno.h>
 #include <stdio.h>

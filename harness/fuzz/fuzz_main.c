@@ -2,7 +2,7 @@
 /* `rewind fuzz`: the usage, and the run from the checks to the verdict. */
 #include "harness/fuzz/fuzz.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include "harness/fuzz/fuzz.h"
 
 #include "harness/coverage.h"
-#include "vmm/number.h"
+#include "lib/number.h"
 
 #include <errno.h>
 #include <getopt.h>

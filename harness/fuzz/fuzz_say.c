@@ -2,7 +2,7 @@
 /* What `rewind fuzz` says: its progress and results, and a log's last lines. */
 #include "harness/fuzz/fuzz.h"
 
-#include "vmm/file.h"
+#include "lib/file.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
 #include "harness/fuzz/fuzz.h"
 #include "harness/said.h"
 
+#include "lib/file.h"
+#include "lib/install_paths.h"
 #include "reports/spawn.h"
-#include "vmm/file.h"
-#include "vmm/install_paths.h"
 
 #include <dirent.h>
 #include <errno.h>

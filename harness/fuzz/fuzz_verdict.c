@@ -2,9 +2,9 @@
 /* `rewind fuzz` after afl-fuzz: its numbers, the first failure, its replay. */
 #include "harness/fuzz/fuzz.h"
 
+#include "lib/file.h"
+#include "lib/json_file.h"
 #include "reports/spawn.h"
-#include "vmm/file.h"
-#include "vmm/json_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

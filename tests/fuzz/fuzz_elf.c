@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AFL++ target for reading an untrusted ELF file (vmm/elf_file.c), as
- * elf_deps_find (vmm/elf_deps.c) reads a program `--add` puts into the
+ * AFL++ target for reading an untrusted ELF file (image/elf_file.c), as
+ * elf_deps_find (image/elf_deps.c) reads a program `--add` puts into the
  * guest and every library it needs.
  *
  *   fuzz_elf FILE             checks FILE (stdin without FILE)
@@ -24,9 +24,9 @@
  */
 #define FUZZ_NAME "fuzz_elf"
 
+#include "image/elf_deps.h"
+#include "image/elf_file.h"
 #include "tests/fuzz/fuzz.h"
-#include "vmm/elf_deps.h"
-#include "vmm/elf_file.h"
 
 #include <stdbool.h>
 #include <stddef.h>

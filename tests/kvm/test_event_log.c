@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "vmm/file.h"
+#include "lib/file.h"
 #include "vmm/trace.h"
 
 #define HARNESS	    "build/tests/rewind-harness-asan"

@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "harness/afl_protocol.h"
-#include "vmm/file.h"
+#include "lib/file.h"
 #include "vmm/trace.h"
 
 #define HARNESS	    "build/tests/rewind-harness-asan"

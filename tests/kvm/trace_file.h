@@ -6,7 +6,7 @@
 #ifndef REWIND_TEST_TRACE_FILE_H
 #define REWIND_TEST_TRACE_FILE_H
 
-#include "vmm/file.h"
+#include "lib/file.h"
 #include "vmm/trace.h"
 
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the deterministic newc writer (vmm/cpio.c). */
+/* Unit tests of the deterministic newc writer (image/cpio.c). */
+#include "image/cpio.h"
 #include "tests/unit/newc_reader.h"
-#include "vmm/cpio.h"
 
 #include <errno.h>
 #include <setjmp.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of finding the shared objects an ELF program needs
- * (vmm/elf_deps.c). The group's setup compiles real programs and libraries
+ * (image/elf_deps.c). The group's setup compiles real programs and libraries
  * with cc and musl-gcc into a fake tree in a temporary directory (its root,
  * written "T" in the expected outputs): fake libc, ld.so and libgcc_s,
  * RUNPATH against RPATH, ld.so.conf with includes, skipped candidates, a
@@ -9,7 +9,7 @@
  * copies of a real one. Two tests read the real host: /bin/ls against what
  * ldd prints, and a musl-gcc program.
  */
-#include "vmm/elf_deps.h"
+#include "image/elf_deps.h"
 
 #include <elf.h>
 #include <errno.h>

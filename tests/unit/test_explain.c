@@ -2,13 +2,13 @@
 /*
  * Unit tests of the pure parts of --explain: finding the racing pair in two
  * event logs (harness/explain/racing_pair.c), reading files out of the guest's
- * archives (vmm/guest_files.c), including hostile archives, and the
+ * archives (image/guest_files.c), including hostile archives, and the
  * guest path of an add spec (harness/job.c).
  */
 #include "harness/explain/racing_pair.h"
 #include "harness/job.h"
-#include "vmm/cpio.h"
-#include "vmm/guest_files.h"
+#include "image/cpio.h"
+#include "image/guest_files.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of "the same failure" (vmm/failure_line.c), the rule that
+ * Unit tests of "the same failure" (lib/failure_line.c), the rule that
  * minimising (rewind explain) and a night's buckets (rewind explore) both
  * use: a failing run's last output line with the numbers that change from
  * run to run masked, and the digits of names kept.
  */
-#include "vmm/failure_line.h"
+#include "lib/failure_line.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of reading untrusted files (vmm/file.c): what is refused. A read
+ * Unit tests of reading untrusted files (lib/file.c): what is refused. A read
  * that would block (a FIFO) is refused without opening it; SIGALRM turns a
  * regression into a failure instead of a hang (a guard, not a timing).
  */
-#include "vmm/file.h"
+#include "lib/file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the initramfs description and writer (vmm/initramfs.c). */
+/* Unit tests of the initramfs description and writer (image/initramfs.c). */
+#include "image/initramfs.h"
 #include "tests/unit/newc_reader.h"
-#include "vmm/initramfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the helpers every folder shares, one copy each: folders
- * made with their parents (file_make_dir, vmm/file.c), the UTF-8 validator
- * (vmm/utf8.c) and the hex fields of JSON files (json_add_hex,
- * vmm/json_file.c), whose three forms stay what the file formats say.
+ * made with their parents (file_make_dir, lib/file.c), the UTF-8 validator
+ * (lib/utf8.c) and the hex fields of JSON files (json_add_hex,
+ * lib/json_file.c), whose three forms stay what the file formats say.
  */
-#include "vmm/file.h"
-#include "vmm/json_file.h"
-#include "vmm/utf8.h"
+#include "lib/file.h"
+#include "lib/json_file.h"
+#include "lib/utf8.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the command line's pure parts: memory sizes with suffixes
- * (vmm/size.c, what --mem takes in both programs) and the slow-/dev/kvm
+ * (lib/size.c, what --mem takes in both programs) and the slow-/dev/kvm
  * message and threshold (vmm/kvm_speed.c); the error line's shape
- * (vmm/log.h): the program's name, the location only when asked for.
+ * (lib/log.h): the program's name, the location only when asked for.
  */
+#include "lib/log.h"
+#include "lib/size.h"
 #include "vmm/kvm_speed.h"
-#include "vmm/log.h"
-#include "vmm/size.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

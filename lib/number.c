@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/number.h"
+#include "lib/number.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/initramfs.h"
+#include "image/initramfs.h"
 
-#include "vmm/cpio.h"
-#include "vmm/file.h"
-#include "vmm/log.h"
+#include "image/cpio.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/size.h"
+#include "lib/size.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,10 +3,10 @@
  * An untrusted ELF file (elf_file.h), read as the kernel (fs/binfmt_elf.c)
  * and the loaders (glibc's elf/dl-load.c, musl's ldso/dynlink.c) read it.
  */
-#include "vmm/elf_file.h"
+#include "image/elf_file.h"
 
-#include "vmm/log.h"
-#include "vmm/xalloc.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>

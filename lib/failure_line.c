@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The failed-check line of a failing run's output, numbers masked (vmm/failure_line.h). */
-#include "vmm/failure_line.h"
+/* The failed-check line of a failing run's output, numbers masked (lib/failure_line.h). */
+#include "lib/failure_line.h"
 
 #include <ctype.h>
 #include <stdbool.h>

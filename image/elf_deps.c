@@ -4,21 +4,21 @@
  * ld.so (elf/dl-load.c) and musl's (ldso/dynlink.c) find them: breadth
  * first from the program, each library where the loader would find it,
  * and where the guest's loader will find it. The program and every library
- * are untrusted files, read by vmm/elf_file.c; the loaders' directories
- * and tokens are vmm/ld_paths.c's.
+ * are untrusted files, read by image/elf_file.c; the loaders' directories
+ * and tokens are image/ld_paths.c's.
  *
  * Paths inside the tree (the host's /, or the config's root in tests) are
- * handled as the loaders see them (vmm/tree_path.c); root + such a path is
+ * handled as the loaders see them (image/tree_path.c); root + such a path is
  * the host file.
  */
-#include "vmm/elf_deps.h"
+#include "image/elf_deps.h"
 
-#include "vmm/elf_file.h"
-#include "vmm/file.h"
-#include "vmm/ld_paths.h"
-#include "vmm/log.h"
-#include "vmm/tree_path.h"
-#include "vmm/xalloc.h"
+#include "image/elf_file.h"
+#include "image/ld_paths.h"
+#include "image/tree_path.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <inttypes.h>

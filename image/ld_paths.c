@@ -3,12 +3,12 @@
  * The loaders' search directories and tokens (ld_paths.h), as glibc's
  * ldconfig reads ld.so.conf and musl's ldso/dynlink.c its path file.
  */
-#include "vmm/ld_paths.h"
+#include "image/ld_paths.h"
 
-#include "vmm/file.h"
-#include "vmm/log.h"
-#include "vmm/tree_path.h"
-#include "vmm/xalloc.h"
+#include "image/tree_path.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <glob.h>

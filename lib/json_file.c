@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* JSON documents written atomically: artifacts, explanations, plans, results. */
-#include "vmm/json_file.h"
+#include "lib/json_file.h"
 
-#include "vmm/file.h"
-#include "vmm/log.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The UTF-8 validator (vmm/utf8.h). */
-#include "vmm/utf8.h"
+/* The UTF-8 validator (lib/utf8.h). */
+#include "lib/utf8.h"
 
 size_t utf8_sequence_length(const uint8_t *s, size_t left)
 {

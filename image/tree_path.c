@@ -3,9 +3,9 @@
  * Paths inside a tree (tree_path.h): lexical normalisation for guest paths,
  * and resolution on the host as the kernel resolves after chroot(root).
  */
-#include "vmm/tree_path.h"
+#include "image/tree_path.h"
 
-#include "vmm/xalloc.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/guest_files.h"
+#include "image/guest_files.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/cpio.h"
+#include "image/cpio.h"
 
 #include <errno.h>
 #include <string.h>

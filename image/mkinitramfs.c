@@ -3,9 +3,9 @@
  * rewind-mkinitramfs: writes a deterministic initramfs (newc cpio) from
  * host files, so no host time, owner or directory order leaks into a guest.
  */
-#include "vmm/file.h"
-#include "vmm/initramfs.h"
-#include "vmm/log.h"
+#include "image/initramfs.h"
+#include "lib/file.h"
+#include "lib/log.h"
 
 #include <getopt.h>
 #include <stdlib.h>

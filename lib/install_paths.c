@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Where Rewind's files are, from this program's own location (install_paths.h). */
-#include "vmm/install_paths.h"
+#include "lib/install_paths.h"
 
 #include <errno.h>
 #include <stdarg.h>

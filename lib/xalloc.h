@@ -2,13 +2,13 @@
 /*
  * Allocations that do not fail: out of memory is reported and aborts. For
  * code where every allocation is small and bounded (the shared objects a
- * program needs: vmm/elf_deps.c and the files it uses), so that no error
+ * program needs: image/elf_deps.c and the files it uses), so that no error
  * path is needed for it.
  */
 #ifndef REWIND_XALLOC_H
 #define REWIND_XALLOC_H
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

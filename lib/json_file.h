@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing a JSON document to a file atomically (vmm/file.h's file_write_atomic). */
+/* Writing a JSON document to a file atomically (lib/file.h's file_write_atomic). */
 #ifndef REWIND_JSON_FILE_H
 #define REWIND_JSON_FILE_H
 
@@ -9,7 +9,7 @@
 
 /*
  * Reads path (an untrusted file of at most max bytes; what names it in
- * messages, vmm/file.h's file_read_max) and parses it. The document, or
+ * messages, lib/file.h's file_read_max) and parses it. The document, or
  * NULL: no such file (silently), a file that cannot be read (reported) or
  * text that is not JSON. The caller deletes it.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/file.h"
+#include "lib/file.h"
 
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
