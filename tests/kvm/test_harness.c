@@ -771,8 +771,8 @@ static void test_threads_that_exit_together_are_never_stuck(void **state)
  * The fair continuation (vmm/vm.c step_budget_spent): a pct run still going
  * when its step budget runs out is no livelock yet; it goes on for one more
  * budget under the kernel's fair scheduler. guest/tests/poll_slots.c (a
- * correct pool; pct seed 0 takes 33 job steps) with a budget of 26 steps
- * (the boot takes 20 of them; the runtime's first read, which a pct run
+ * correct pool; pct seed 0 takes 33 job steps) with a budget of 28 steps
+ * (the boot takes 22 of them; the runtime's first read, which a pct run
  * needs, comes in the sixth job step): the budget runs out at job step 6, the
  * trace records the switch (a `preempt` record, why `fair`), and the run
  * passes, the same on every run. Counter mode, whose scheduler is the fair
@@ -786,7 +786,7 @@ static void test_a_pct_run_out_of_steps_goes_on_fairly(void **state)
 
 	(void)state;
 	write_mode_input(DIR "/fair", "pct", "");
-	sh(HARNESS " " DIR "/fair --step-budget 26 --trace " DIR "/fair.trace -- /tests/poll_slots"
+	sh(HARNESS " " DIR "/fair --step-budget 28 --trace " DIR "/fair.trace -- /tests/poll_slots"
 		   " && build/bin/rewind trace --text " DIR "/fair.trace",
 	   r);
 	expect_status(r, 0, "outcome pass at step ");
@@ -795,12 +795,12 @@ static void test_a_pct_run_out_of_steps_goes_on_fairly(void **state)
 	at = strstr(r->err, ", trace 0x");
 	assert_non_null(at);
 	snprintf(trace, sizeof(trace), "%.*s", (int)strcspn(at, "\n"), at);
-	sh(HARNESS " " DIR "/fair --step-budget 26 -- /tests/poll_slots", again);
+	sh(HARNESS " " DIR "/fair --step-budget 28 -- /tests/poll_slots", again);
 	expect_status(again, 0, "outcome pass at step ");
 	assert_non_null(strstr(again->err, trace)); /* the continuation is part of the run */
 	write_counter_input(DIR "/fair-counter", "");
-	sh(HARNESS " " DIR "/fair-counter --step-budget 26 -- /tests/poll_slots", r);
-	expect_status(r, 1, "outcome livelock (step budget of 26 exceeded) at step 6,");
+	sh(HARNESS " " DIR "/fair-counter --step-budget 28 -- /tests/poll_slots", r);
+	expect_status(r, 1, "outcome livelock (step budget of 28 exceeded) at step 6,");
 }
 
 /*
@@ -2143,7 +2143,7 @@ static void test_rewind_fuzz_keeps_earlier_results(void **state)
 	"break; sleep 1; done; pgrep -af \"[a]rtifacts " out "/artifacts\" >&2 && echo LEFT >&2"
 
 /*
- * rewind fuzz on a job that is slow to start (a 24 MiB file in its image)
+ * rewind fuzz on a job that is slow to start (a 16 MiB file in its image)
  * while two busy loops share the machine: it waits for the boot, says so,
  * finds the bug, replays it, and leaves no afl-fuzz or harness running.
  */
@@ -2152,7 +2152,7 @@ static void test_rewind_fuzz_slow_start_under_load(void **state)
 	struct run *r = new_run();
 
 	(void)state;
-	sh("rm -rf " DIR "/slow && head -c 24M /dev/urandom >" DIR "/big.bin && "
+	sh("rm -rf " DIR "/slow && head -c 16M /dev/urandom >" DIR "/big.bin && "
 	   "{ while :; do :; done & b1=$!; while :; do :; done & b2=$!; "
 	   "REWIND_HARNESS=" HARNESS_AFL " build/bin/rewind fuzz --seconds 600 --out " DIR
 	   "/slow -- --add " DIR "/big.bin:/data/big.bin -- /tests/lost_update; rc=$?; "
