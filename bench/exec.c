@@ -16,11 +16,11 @@
  * Run it through bench/exec, which measures NS and picks the jobs.
  */
 #include "harness/executor.h"
-#include "harness/input.h"
 #include "harness/job.h"
 #include "lib/file.h"
 #include "lib/log.h"
 #include "rewind/abi.h"
+#include "schedule/input.h"
 
 #include <fcntl.h>
 #include <inttypes.h>

@@ -4,7 +4,7 @@
 
 #include "harness/coverage.h"
 #include "lib/host_time.h"
-#include "mutators/schedule.h"
+#include "schedule/draw.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -46,43 +46,47 @@ static void random_tally_print(const struct random_tally *t)
 
 /*
  * Random search, the baseline coverage guidance is measured against: fresh
- * inputs from the search's base distribution (schedule_random: PCT samples
- * with --pct, 1-4 random injections otherwise), no feedback. Prints the
+ * inputs from the search's base distribution (draw_random_input: PCT
+ * samples with --pct, 1-4 random injections otherwise), no feedback. Prints the
  * executions to the first failure, or how many ran without one.
  */
 int cmd_random(struct cli *c)
 {
 	static struct harness h;
 	static uint8_t map[COVERAGE_MAX_SIZE];
-	struct schedule_mutator *m = afl_custom_init(NULL, (unsigned int)c->random_seed);
+	static uint8_t buf[INPUT_MAX_SIZE];
+	struct draw_state d;
+	const struct draw_counts counts = {.pct_events = 0}; /* no progress file here */
+	struct exec_input in;
 	struct timespec t0;
 	struct random_tally tally = {.runs = 0};
 	uint64_t failed = 0;
 	bool host_failed = false; /* KVM or the host failed mid-search */
 
-	if (!m || cli_open_harness(&h, c, NULL) < 0) {
+	draw_init(&d, (unsigned int)c->random_seed);
+	if (cli_open_harness(&h, c, NULL) < 0) {
 		executor_close(&h.ex);
-		afl_custom_deinit(m);
 		return STATUS_SETUP;
 	}
 	/* the baseline is PCT as published, over every event, unless a benchmark
 	 * asks for samples that count racy events (REWIND_PCT_RACY), from the
 	 * first sample on unless it says when (REWIND_PCT_RACY_AFTER) */
 	if (!getenv("REWIND_PCT_RACY"))
-		m->racy_eighths = 0;
+		d.racy_eighths = 0;
 	if (!getenv("REWIND_PCT_RACY_AFTER"))
-		m->racy_after = 0;
-	m->racy_by_estimate = false; /* no estimate here: no afl-fuzz, no progress file */
+		d.racy_after = 0;
+	d.racy_by_estimate = false; /* no estimate here: no afl-fuzz, no progress file */
 	h.map = map;
 	h.quiet = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (h.execs < c->random_execs && (!failed || c->random_keep_going) &&
 	       (!c->random_seconds || host_time_seconds_since(&t0) < (double)c->random_seconds)) {
 		struct harness_exec e;
-		uint8_t *out;
-		size_t len = schedule_random(m, c->random_mode, &out);
+		size_t len;
 
-		if (harness_exec(&h, out, len, &e) < 0) {
+		draw_random_input(&d, c->random_mode, &in, &counts);
+		len = input_encode(&in, buf);
+		if (harness_exec(&h, buf, len, &e) < 0) {
 			host_failed = true;
 			break;
 		}
@@ -107,6 +111,5 @@ int cmd_random(struct cli *c)
 	}
 	random_tally_print(&tally);
 	executor_close(&h.ex);
-	afl_custom_deinit(m);
 	return host_failed ? STATUS_HOST : failed ? STATUS_FOUND : STATUS_OK;
 }

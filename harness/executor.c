@@ -4,10 +4,10 @@
 #include "harness/event_log.h"
 #include "harness/job.h"
 #include "harness/job_start.h"
-#include "harness/profile_sample.h"
 #include "harness/racy_sites.h"
 #include "lib/host_time.h"
 #include "lib/log.h"
+#include "schedule/profile_sample.h"
 #include "vmm/inject.h"
 #include "vmm/kvm_speed.h"
 
@@ -178,6 +178,7 @@ static void result_of(const struct executor *ex, const struct exec_input *input,
 				    .has_job_status = vm->has_job_status,
 				    .injected = vm->injected,
 				    .detail = vm->detail,
+				    .stuck = vm->stuck,
 				    .counter_missing =
 					    input->mode != INPUT_MODE_STEPS && !vm->counter.started,
 				    .kernel_events = vm->counter.kernel_events,
@@ -200,7 +201,7 @@ static void result_of(const struct executor *ex, const struct exec_input *input,
  * failing are a fresh sample's, so the map costs the search no execution.
  * Their generator starts from the racy-events input's key, the high 32
  * bits of its seed, which all the racy samples of one search share (the
- * mutator's racy key, mutators/schedule.c): each search draws its own, and
+ * mutator's racy key, schedule/draw.c): each search draws its own, and
  * any of its racy inputs replays alone with the same sites. A racy input
  * of another key (another search's: afl-fuzz -M/-S instances share their
  * entries) has its own map, learned once and kept beside the others
@@ -282,7 +283,7 @@ static bool seed0_log_whole(const struct executor *ex)
  * order (which the four orders of profile_racy can only make fewer, never
  * more). The mutator reads it in the progress file and draws racy samples
  * from the first one where it cuts k to a quarter, none where it cuts less
- * than a quarter (mutators/schedule.c racy_sample_due).
+ * than a quarter (schedule/draw.c racy_sample_due).
  */
 static void estimate_racy_events(struct executor *ex)
 {

@@ -9,7 +9,7 @@
 #define REWIND_EXECUTOR_H
 
 #include "harness/exec_class.h"
-#include "harness/input.h"
+#include "schedule/input.h"
 #include "vmm/keyframe.h"
 #include "vmm/run_inputs.h"
 #include "vmm/vm.h"
@@ -100,13 +100,14 @@ struct exec_result {
 	uint64_t trace_hash; /* XXH3-64 of the whole trace, boot included */
 	int job_status;	     /* wait status, valid if has_job_status */
 	bool has_job_status;
-	uint64_t injected;    /* injections that were applied */
-	const char *detail;   /* the VMM's outcome detail */
-	bool counter_missing; /* counter or pct mode, but the job never started its counter */
-	bool kernel_events;   /* pct mode: the guest kernel made the events (not instrumented) */
-	uint64_t blocks;      /* counter and pct modes: schedule events the job ran */
-	uint64_t stepped;     /* instructions single-stepped (preempt-insns) */
-	uint32_t features;    /* reads-from and lock-order features the runtime saw */
+	uint64_t injected;     /* injections that were applied */
+	const char *detail;    /* the VMM's outcome detail */
+	struct vm_stuck stuck; /* stuck: where the host noticed it (else zero) */
+	bool counter_missing;  /* counter or pct mode, but the job never started its counter */
+	bool kernel_events;    /* pct mode: the guest kernel made the events (not instrumented) */
+	uint64_t blocks;       /* counter and pct modes: schedule events the job ran */
+	uint64_t stepped;      /* instructions single-stepped (preempt-insns) */
+	uint32_t features;     /* reads-from and lock-order features the runtime saw */
 };
 
 /* "PROGRAM: outcome CLASS (what happened) at step N, ... trace HASH" on stderr (rw_log). */

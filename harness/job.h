@@ -9,7 +9,7 @@
 #ifndef REWIND_JOB_H
 #define REWIND_JOB_H
 
-#include "vmm/run.h"
+#include "vmm/run_options.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * "The same failure": the line a failing test names its failed check on
  * (the last line of its output), with what changes from run to run masked.
  * One rule for minimising (harness/explain/minimise.c: a schedule keeps
- * failing the same way) and for bucketing (reports/signature.c: failures
+ * failing the same way) and for bucketing (explore/signature.c: failures
  * of a night grouped by cause).
  *
  * A number standing alone is masked to '#': a run of digits with an

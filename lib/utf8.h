@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * UTF-8 as guest output and reports check it: the one validator that
- * `rewind trace` (vmm/trace_dump.c) and the night's reports
+ * `rewind trace` (cli/trace_dump.c) and the night's reports
  * (reports/report.c) use to replace what is not text with U+FFFD.
  */
 #ifndef REWIND_UTF8_H

@@ -3,7 +3,7 @@
  * AFL++ 4.04c's custom mutator API (docs/custom_mutators.md) around the
  * schedule mutator (mutators/schedule.c): init, fuzz, fuzz_count,
  * describe, queue_new_entry (what paid), deinit, and the environment
- * variables benchmarks set.
+ * variables benchmarks set (those that shape the draws: schedule/draw.c).
  *
  *   AFL_CUSTOM_MUTATOR_LIBRARY=build/lib/rewind-mutator.so afl-fuzz ...
  */
@@ -13,44 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * The number in environment variable name, min..max, or unset: when the
- * variable is not set, and (said, with what is used instead) when it is
- * not such a number.
- */
-static long env_number(const char *name, long min, long max, long unset, const char *instead)
-{
-	const char *v = getenv(name);
-	char *end;
-	long n;
-
-	if (!v || !*v)
-		return unset;
-	n = strtol(v, &end, 10);
-	if (*end || n < min || n > max) {
-		fprintf(stderr, "rewind-mutator: %s must be %ld..%ld, not '%s': %s\n", name, min,
-			max, v, instead);
-		return unset;
-	}
-	return n;
-}
-
-/* REWIND_PCT_MIXTURE=wide: samples of up to 48 change points, for benchmarks */
-static bool wide_mixture_asked(void)
-{
-	const char *v = getenv("REWIND_PCT_MIXTURE");
-
-	if (!v || !*v || strcmp(v, "narrow") == 0)
-		return false;
-	if (strcmp(v, "wide") == 0)
-		return true;
-	fprintf(stderr,
-		"rewind-mutator: REWIND_PCT_MIXTURE must be narrow or wide, not '%s': the narrow "
-		"mixture is used\n",
-		v);
-	return false;
-}
-
 void *afl_custom_init(void *afl, unsigned int seed)
 {
 	struct schedule_mutator *m = calloc(1, sizeof(*m));
@@ -58,20 +20,11 @@ void *afl_custom_init(void *afl, unsigned int seed)
 	(void)afl;
 	if (!m)
 		return NULL;
-	m->rng = 0x9e3779b97f4a7c15ull ^ seed;
 	m->last_arm = PCT_ARM_NONE;
 	/* for benchmarks that set shares or depths side by side */
-	m->fixed_local_share = (int32_t)env_number("REWIND_MUTATOR_LOCAL_SHARE", 0, 1024, -1,
-						   "the adaptive share is used");
-	m->fixed_depth = (uint8_t)env_number("REWIND_PCT_DEPTH", 1, PCT_WIDE_DEPTH_MAX, 0,
-					     "the mixture of depths is used");
-	m->wide_mixture = wide_mixture_asked();
-	m->racy_eighths = (uint8_t)env_number("REWIND_PCT_RACY", 0, 8, PCT_RACY_EIGHTHS,
-					      "half the PCT samples count racy events");
-	m->racy_after = (uint32_t)env_number("REWIND_PCT_RACY_AFTER", 0, 1000000, PCT_RACY_AFTER,
-					     "racy samples start after 16 plain ones");
-	/* a benchmark that says when racy samples start gets just that */
-	m->racy_by_estimate = !getenv("REWIND_PCT_RACY_AFTER");
+	m->fixed_local_share = (int32_t)draw_env_number("REWIND_MUTATOR_LOCAL_SHARE", 0, 1024, -1,
+							"the adaptive share is used");
+	draw_init(&m->draw, seed);
 	m->progress_path = getenv("REWIND_PROGRESS_FILE");
 	return m;
 }

@@ -47,7 +47,7 @@ void progress_learn_counts(struct schedule_mutator *m)
 	/* tried at every mutant until k is known (the first mutant may come
 	 * before the harness has written it, and the first fresh samples follow
 	 * its estimate), then every 32nd until the racy count is */
-	if ((m->pct_events && (m->pct_racy_events || !m->racy_eighths)) || !m->progress_path ||
+	if ((m->pct_events && (m->pct_racy_events || !m->draw.racy_eighths)) || !m->progress_path ||
 	    (m->pct_events && m->progress_tries++ % 32))
 		return;
 	o = progress_read(m);

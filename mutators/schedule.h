@@ -3,7 +3,8 @@
 #ifndef REWIND_MUTATOR_SCHEDULE_H
 #define REWIND_MUTATOR_SCHEDULE_H
 
-#include "harness/input.h"
+#include "schedule/draw.h"
+#include "schedule/input.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,21 +23,11 @@ struct arm_tally {
 };
 
 struct schedule_mutator {
-	uint64_t rng;
+	struct draw_state draw; /* the generator, and what shapes its PCT samples */
 	struct exec_input in, add;
 	struct arm_tally arms[PCT_ARMS];
-	uint8_t last_arm;	   /* the way the last mutant was made, or PCT_ARM_NONE */
-	int32_t fixed_local_share; /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
-	uint8_t fixed_depth;	   /* REWIND_PCT_DEPTH, or 0: PCT samples of mixed depths */
-	bool wide_mixture;	   /* REWIND_PCT_MIXTURE=wide: samples of up to 48 change points */
-	uint8_t racy_eighths;  /* PCT samples that count racy events, in 8ths (REWIND_PCT_RACY) */
-	uint32_t racy_after;   /* ... from the sample after this many (REWIND_PCT_RACY_AFTER) */
-	bool racy_by_estimate; /* ... or as pct_racy_estimate says (schedule.c racy_sample_due) */
-	uint32_t samples;      /* fresh PCT samples made so far */
-	/* the high half of every racy input's seed (input_racy_key): the racy
-	 * queue entry's first seen, or drawn at the first racy sample */
-	uint32_t racy_key;
-	bool racy_key_set;
+	uint8_t last_arm;	    /* the way the last mutant was made, or PCT_ARM_NONE */
+	int32_t fixed_local_share;  /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
 	uint64_t pct_events;	    /* the job's profiled events (0: not known yet) */
 	uint64_t pct_racy_events;   /* the same, counted as racy-events inputs count them */
 	uint64_t pct_racy_estimate; /* ... guessed from the seed-0 profile alone (0: not known) */
@@ -55,9 +46,10 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 		       const uint8_t *add_buf, size_t add_len, uint8_t **out, size_t max_size);
 
 /*
- * A fresh random input of mode, from the search's base distribution: a PCT
- * sample in pct mode (a random priority order and 1-14 change points), 1-4
- * random injections otherwise. In m->out, like schedule_mutate.
+ * A fresh random input of mode, from the search's base distribution
+ * (draw_random_input): a PCT sample in pct mode (a random priority order and
+ * 1-14 change points), 1-4 random injections otherwise. In m->out, like
+ * schedule_mutate.
  */
 size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out);
 
@@ -72,22 +64,6 @@ uint32_t schedule_local_share(const struct schedule_mutator *m);
 
 /* The share of steps-mode mutants, in 1/1024, made locally; the rest are stall samples. */
 uint32_t schedule_steps_local_share(const struct schedule_mutator *m);
-
-/* the deepest PCT sample: its d - 1 demotions to priorities d..2 stay below the drawn ones */
-#define PCT_DEPTH_MAX (PCT_PRIO_DRAWN_MIN - 1)
-/* ... and the deepest with wide priorities (INPUT_FLAG_WIDE: drawn 50..95), 48 change points */
-#define PCT_WIDE_DEPTH_MAX (PCT_PRIO_WIDE_MIN - 1)
-
-/* PCT samples that count racy events, in 8ths, unless REWIND_PCT_RACY says (the guided search) */
-#define PCT_RACY_EIGHTHS 4
-/*
- * ... once this many plain samples have been made (REWIND_PCT_RACY_AFTER),
- * unless the harness's estimate decides (schedule.c racy_sample_due): the
- * first racy sample costs 3 or 4 logged profile runs, more than the whole
- * search for a bug plain samples hit within a few (docs/performance.md,
- * "Samples that count racy events").
- */
-#define PCT_RACY_AFTER 16
 
 #define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
 

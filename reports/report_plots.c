@@ -7,8 +7,8 @@
 #include "reports/report_plots.h"
 
 #include "lib/log.h"
+#include "lib/parent_death.h"
 #include "reports/history.h"
-#include "reports/parent_death.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -54,6 +54,7 @@ static void start_execution(struct vm *vm)
 	vm->has_job_status = false;
 	vm->job_status = 0;
 	vm->detail[0] = '\0';
+	vm->stuck = (struct vm_stuck){.rip = 0};
 	vm->current_tid = 0; /* the event log's thread: unknown until the first switch record */
 	inject_set_schedule(vm, NULL); /* injections start after the keyframe point */
 }

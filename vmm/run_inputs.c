@@ -2,11 +2,11 @@
 /* The inputs of a run: loaded, checked, joined and hashed once. */
 #include "vmm/run_inputs.h"
 
+#include "image/job_archive.h"
 #include "lib/file.h"
 #include "lib/log.h"
 #include "vmm/boot.h"
 #include "vmm/clock.h"
-#include "vmm/job_archive.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -114,6 +114,23 @@ uint64_t run_id(const struct run_inputs *in, const struct run_options *opt, cons
 	return id;
 }
 
+/* The job's archive: the one opt names, else one built from its job. */
+static int job_archive_of(struct run_inputs *in, const struct run_options *opt)
+{
+	const struct job_archive_spec job = {.argv = opt->argv,
+					     .argc = opt->argc,
+					     .adds = opt->adds,
+					     .add_count = opt->add_count,
+					     .user = opt->user,
+					     .cwd = opt->cwd,
+					     .envs = opt->envs,
+					     .env_count = opt->env_count};
+
+	if (opt->job_archive_path)
+		return load_job_archive(in, opt->job_archive_path);
+	return job_archive_build(&job, &in->job_archive, &in->job_archive_len);
+}
+
 int run_inputs_prepare(struct run_inputs *in, const struct run_options *opt)
 {
 	int rc = load_kernel(in, opt->kernel_path);
@@ -121,9 +138,7 @@ int run_inputs_prepare(struct run_inputs *in, const struct run_options *opt)
 	if (!rc)
 		rc = load_initrd(in, opt->initrd_path);
 	if (!rc)
-		rc = opt->job_archive_path
-			     ? load_job_archive(in, opt->job_archive_path)
-			     : job_archive_build(opt, &in->job_archive, &in->job_archive_len);
+		rc = job_archive_of(in, opt);
 	if (!rc)
 		rc = join_initrd(in);
 	if (rc)

@@ -7,7 +7,7 @@
 #ifndef REWIND_RUN_INPUTS_H
 #define REWIND_RUN_INPUTS_H
 
-#include "vmm/run.h"
+#include "vmm/run_options.h"
 #include "vmm/vm.h"
 
 #include <stddef.h>

@@ -196,6 +196,7 @@ static void report_stuck(struct vm *vm)
 	char function[160];
 	size_t len;
 
+	vm->stuck = (struct vm_stuck){.rip = rip, .in_user = cpl == 3};
 	vm_finish(vm, VM_STUCK, "stuck in %s", cpl == 3 ? "user space" : "the guest kernel");
 	len = strlen(vm->detail);
 	if (cpl != 3 && kernel_map_name(vm->cfg.kernel_path, rip, function, sizeof(function)) == 0)

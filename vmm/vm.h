@@ -60,6 +60,12 @@ struct vm_config {
 
 struct user_context;
 
+/* Where a stuck vCPU was when the host noticed: its RIP, in the job's code (CPL 3) or not. */
+struct vm_stuck {
+	uint64_t rip;
+	bool in_user;
+};
+
 struct vm {
 	struct kvm_machine km;
 	struct vm_config cfg;
@@ -88,6 +94,7 @@ struct vm {
 	uint64_t progress;		/* exits of any kind: what the watchdog watches */
 	struct watchdog watchdog;	/* one thread for every vm_run, ended by vm_destroy */
 	char detail[256];		/* human-readable outcome detail */
+	struct vm_stuck stuck;		/* VM_STUCK: where (not in the trace: report_stuck) */
 
 	/* the event log (vmm/counter.c): NULL, or every schedule event goes there */
 	struct vm_event_log *event_log;

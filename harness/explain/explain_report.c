@@ -70,15 +70,12 @@ static void injection_text(const struct injection *inj, char *buf, size_t len)
  */
 static void print_stuck_where(const struct explanation *x)
 {
-	static const char user[] = "stuck in user space at RIP ";
-	const char *at = x->failure.detail ? strstr(x->failure.detail, user) : NULL;
 	struct code_location loc;
 	char text[512];
-	uint64_t rip;
+	uint64_t rip = x->failure.stuck.rip;
 
-	if (x->failure.cls != CLASS_STUCK || !at || !x->syms.ok)
+	if (x->failure.cls != CLASS_STUCK || !x->failure.stuck.in_user || !x->syms.ok)
 		return;
-	rip = strtoull(at + sizeof(user) - 1, NULL, 16);
 	if (!symbols_in_text(&x->syms, rip) || symbols_lookup(&x->syms, &rip, 1, &loc) < 0)
 		return;
 	code_location_text(&loc, text, sizeof(text));

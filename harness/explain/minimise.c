@@ -12,7 +12,7 @@
 /*
  * The run's class, the job's wait status where it ended, and then its
  * failed check: the last output line, numbers masked (lib/failure_line.h,
- * the rule a night's buckets use: reports/signature.c). A hang has no
+ * the rule a night's buckets use: explore/signature.c). A hang has no
  * check: its last line is whatever a thread printed last, not part of it.
  */
 void signature_of(const struct executor *ex, const struct exec_result *res,

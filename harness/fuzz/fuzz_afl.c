@@ -2,10 +2,10 @@
 /* `rewind fuzz`'s afl-fuzz: its command and settings, started, watched, stopped. */
 #include "harness/fuzz/fuzz.h"
 
+#include "afl/afl_command.h"
+#include "afl/afl_queue.h"
 #include "lib/host_time.h"
-#include "reports/afl_command.h"
-#include "reports/afl_queue.h"
-#include "reports/spawn.h"
+#include "lib/spawn.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 /* afl-fuzz stops by itself at -V; past this much more (and the boot), it is stopped */
 #define OVERSTAY_S 120.0
 
-/* The afl-fuzz command for o (reports/afl_command.c). 0, or -1 (said). */
+/* The afl-fuzz command for o (afl/afl_command.c). 0, or -1 (said). */
 static int afl_command(const struct fuzz_options *o, const struct fuzz_paths *p,
 		       struct afl_command *c)
 {

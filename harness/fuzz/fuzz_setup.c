@@ -5,7 +5,7 @@
 
 #include "lib/file.h"
 #include "lib/install_paths.h"
-#include "reports/spawn.h"
+#include "lib/spawn.h"
 
 #include <dirent.h>
 #include <errno.h>

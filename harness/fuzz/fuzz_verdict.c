@@ -4,7 +4,7 @@
 
 #include "lib/file.h"
 #include "lib/json_file.h"
-#include "reports/spawn.h"
+#include "lib/spawn.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AFL++ target for the execution-input parser alone (harness/input.c).
+ * AFL++ target for the execution-input parser alone (schedule/input.c).
  *
  *   fuzz_input FILE             checks FILE (stdin without FILE)
  *   fuzz_input --write-seeds DIR writes a few valid inputs into DIR
@@ -14,7 +14,7 @@
  */
 #define FUZZ_NAME "fuzz_input"
 
-#include "harness/input.h"
+#include "schedule/input.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdbool.h>

@@ -1784,7 +1784,7 @@ static void test_rewind_fuzz_finds_the_unix_socket_server_bug(void **state)
 
 /*
  * Where the site map cuts k, the search draws racy samples from its first
- * (mutators/schedule.c racy_sample_due): reorder_many's twelve hashing
+ * (schedule/draw.c racy_sample_due): reorder_many's twelve hashing
  * threads make thousands of events on a buffer no other thread writes, and
  * the harness's free estimate from the k profile says so. The racy profile
  * then makes 3 logged runs, each a PCT sample and counted as an execution

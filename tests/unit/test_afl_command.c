@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the afl-fuzz command that `rewind fuzz` and a night's
- * workers start (reports/afl_command.c): its arguments in order, the
+ * workers start (afl/afl_command.c): its arguments in order, the
  * settings both get, the user's AFL_FORKSRV_INIT_TMOUT honoured, and a
  * command too long refused, not cut.
  */
-#include "reports/afl_command.h"
+#include "afl/afl_command.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

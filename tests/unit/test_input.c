@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the execution-input format (harness/input.c) and the
+ * Unit tests of the execution-input format (schedule/input.c) and the
  * schedule helpers (vmm/schedule.c): every rejection rule, both round trips,
  * and a deterministic random loop checked against an independent oracle.
  */
-#include "harness/input.h"
+#include "schedule/input.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,8 +5,8 @@
  * the input's mode, and mutation actually changes inputs; pct mode's
  * samples have PCT's shape; its AFL++ entry points behave.
  */
-#include "harness/profile_sample.h"
 #include "mutators/schedule.h"
+#include "schedule/profile_sample.h"
 
 #include <inttypes.h>
 #include <setjmp.h>

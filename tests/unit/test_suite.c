@@ -7,12 +7,12 @@
  * (reports/signature.c), and children that end with their parent
  * (reports/parent_death.h, through reports/host_command.c).
  */
+#include "explore/host_command.h"
+#include "explore/plan.h"
+#include "explore/signature.h"
+#include "explore/suite.h"
 #include "lib/log.h"
-#include "reports/host_command.h"
-#include "reports/parent_death.h"
-#include "reports/plan.h"
-#include "reports/signature.h"
-#include "reports/suite.h"
+#include "lib/parent_death.h"
 
 #include <dirent.h>
 #include <errno.h>
