@@ -3,6 +3,7 @@
  * A suite's "ctest" runner (docs/explore.md): ctest --show-only=json-v1 in
  * a CMake build folder, and its JSON read into tests.
  */
+#include "explore/ctest_files.h"
 #include "explore/runner_kind.h"
 #include "lib/log.h"
 
@@ -108,14 +109,31 @@ static void note_outside_cwd(const struct runner *r, const char *build, const cJ
 		rw_log.program, r->what, cwd->valuestring);
 }
 
-static int ctest_test(struct runner *r, const char *build, const cJSON *ct, char *said,
-		      size_t said_len)
+/* The test's part of the build folder (explore/ctest_files.c), or all of it. */
+static void add_build_files(struct runner *r, const struct ctest_files *files, const cJSON *command,
+			    cJSON *t, bool *said_whole)
+{
+	char add[2 * PATH_MAX + 2];
+
+	if (ctest_files_add(files, command, t) >= 0)
+		return;
+	snprintf(add, sizeof(add), "%s:%s", files->build, files->build);
+	runner_add_string(t, "add", add);
+	if (!*said_whole)
+		fprintf(stderr,
+			"%s: %s: runner \"ctest\": the build folder has more than %d parts a test "
+			"needs (or a path with ':'): each test gets all of it\n",
+			rw_log.program, r->what, CTEST_FILES_MAX_ADDS);
+	*said_whole = true;
+}
+
+static int ctest_test(struct runner *r, const struct ctest_files *files, const cJSON *ct,
+		      char *said, size_t said_len, bool *said_whole)
 {
 	const cJSON *name = get(ct, "name");
 	const cJSON *command = runner_string_list(get(ct, "command"), 4096);
 	const cJSON *props = get(ct, "properties"), *p, *word;
 	const char *why;
-	char add[2 * PATH_MAX + 2];
 	cJSON *t, *cmd;
 
 	if (!cJSON_IsString(name) || !name->valuestring[0])
@@ -140,14 +158,26 @@ static int ctest_test(struct runner *r, const char *build, const cJSON *ct, char
 	{
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(word->valuestring));
 	}
-	snprintf(add, sizeof(add), "%s:%s", build, build);
-	runner_add_string(t, "add", add);
+	add_build_files(r, files, command, t, said_whole);
 	cJSON_ArrayForEach(p, props)
 	{
 		if (cJSON_IsString(get(p, "name")))
 			ctest_property(t, get(p, "name")->valuestring, get(p, "value"));
 	}
-	note_outside_cwd(r, build, t, said, said_len);
+	note_outside_cwd(r, files->build, t, said, said_len);
+	return 0;
+}
+
+/* Every test's program, before any test takes its part of the build folder. */
+static int note_programs(struct runner *r, struct ctest_files *files, const cJSON *tests)
+{
+	const cJSON *ct;
+
+	cJSON_ArrayForEach(ct, tests)
+	{
+		if (ctest_files_note_command(files, runner_string_list(get(ct, "command"), 4096)))
+			return runner_fail(r, "out of memory reading ctest's tests");
+	}
 	return 0;
 }
 
@@ -156,8 +186,10 @@ static int ctest_json(struct runner *r, const char *build, const char *text, siz
 	cJSON *root = cJSON_ParseWithLength(text, len);
 	const cJSON *version = get(root, "version"), *tests = get(root, "tests"), *ct;
 	const cJSON *kind = get(root, "kind"), *major = get(version, "major");
+	struct ctest_files files = {.build = build};
 	char said[PATH_MAX] = "";
-	int rc = 0;
+	bool said_whole = false;
+	int rc;
 
 	if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "ctestInfo") ||
 	    !cJSON_IsNumber(major) || major->valuedouble != 1 || !cJSON_IsArray(tests)) {
@@ -166,11 +198,13 @@ static int ctest_json(struct runner *r, const char *build, const char *text, siz
 			r, "ctest did not print its JSON format 1 (\"kind\": \"ctestInfo\", "
 			   "\"version\": {\"major\": 1}, \"tests\"): CMake 3.14 or later?");
 	}
+	rc = note_programs(r, &files, tests);
 	cJSON_ArrayForEach(ct, tests)
 	{
-		if ((rc = ctest_test(r, build, ct, said, sizeof(said))))
+		if (rc || (rc = ctest_test(r, &files, ct, said, sizeof(said), &said_whole)))
 			break;
 	}
+	ctest_files_free(&files);
 	cJSON_Delete(root);
 	return rc;
 }

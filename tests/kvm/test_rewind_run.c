@@ -354,6 +354,15 @@ static void test_bad_inputs_are_refused_clearly(void **state)
 	assert_non_null(strstr(r->err, "not an uncompressed newc cpio"));
 	rewind_run("--mem 12 -- /bin/true", r);
 	assert_int_equal(r->status, 2);
+	/* a test folder too large for the guest's RAM: said before the boot, not "no job" after */
+	assert_int_equal(system("mkdir -p build/test-runs/big && truncate -s 100M "
+				"build/test-runs/big/data"),
+			 0);
+	rewind_run("--mem 256M --add build/test-runs/big:/big -- /bin/true", r);
+	assert_int_equal(r->status, 2);
+	assert_non_null(strstr(r->err, "rewind run: error: the guest image with the files added to "
+				       "it is 115 MiB, and unpacking it needs about "));
+	assert_non_null(strstr(r->err, "the guest has 256 MiB: give it more (--mem "));
 	rewind_run("", r);
 	assert_int_equal(r->status, 2);
 	/* getopt's own words name no fix: ours name the program and where options are listed */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of what rewind explore reads and decides without KVM: suite
- * files (reports/suite.c), their runners (reports/suite_runner.c, with
+ * files (explore/suite.c), their runners (explore/suite_runner.c, with
  * small fake runners and, where cmake is installed, a real CTest build
- * folder), a night's plan (reports/plan.c), failure signatures
- * (reports/signature.c), and children that end with their parent
- * (reports/parent_death.h, through reports/host_command.c).
+ * folder), a night's plan (explore/plan.c), failure signatures
+ * (explore/signature.c), and children that end with their parent
+ * (lib/parent_death.h, through explore/host_command.c).
  */
 #include "explore/host_command.h"
 #include "explore/plan.h"
@@ -725,14 +725,86 @@ static void test_runner_ctest_real(void **state)
 	assert_int_equal(s.count, 3);
 	assert_string_equal(s.tests[0].name, "alpha");
 	assert_string_equal(command_line(&s.tests[0]), "/bin/true --x a b");
-	snprintf(expected, sizeof(expected), "--add %s:%s --cwd %s", build, build, build);
+	/* the folder holds CMake's own files only: nothing of it goes into the guest */
+	snprintf(expected, sizeof(expected), "--cwd %s", build);
 	assert_string_equal(args_line(&s.tests[0]), expected);
 	assert_string_equal(s.tests[1].name, "beta");
-	snprintf(expected, sizeof(expected),
-		 "--add %s:%s --cwd /tmp --env A=1 --env B=two=2 --skip-status 77", build, build);
-	assert_string_equal(args_line(&s.tests[1]), expected);
+	assert_string_equal(args_line(&s.tests[1]),
+			    "--cwd /tmp --env A=1 --env B=two=2 --skip-status 77");
 	assert_string_equal(s.tests[2].name, "delta_with_space");
 	assert_string_equal(command_line(&s.tests[2]), "/bin/echo hi");
+	suite_free(&s);
+}
+
+/* Makes the parent folders of a file in the test folder, then the file. */
+static void write_in_tree(const char *name, const char *text)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (char *slash = strchr(path + strlen(dir) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	write_file(name, text);
+}
+
+/*
+ * A CTest test gets its part of the build folder: not CMake's own files,
+ * objects or archives, nor the other tests' programs; a folder it keeps
+ * whole is one --add.
+ */
+static void test_runner_ctest_takes_its_part_of_the_build_folder(void **state)
+{
+	static const char *const tree[] = {"parts/CMakeCache.txt",
+					   "parts/Makefile",
+					   "parts/CMakeFiles/x.dir/a.c.o",
+					   "parts/lib/libx.a",
+					   "parts/lib/libx.so.1",
+					   "parts/bin/t_alpha",
+					   "parts/bin/t_beta",
+					   "parts/bin/helper",
+					   "parts/data/in.txt",
+					   "parts/data/more/b.txt",
+					   "parts/tests/Makefile",
+					   "parts/tests/cmake_install.cmake",
+					   "parts/tests/CTestTestfile.cmake",
+					   "parts/tests/CMakeFiles/y.o"};
+	static struct suite s;
+	char script[2048], build[200], expected[4096];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++)
+		write_in_tree(tree[i], "x");
+	snprintf(build, sizeof(build), "%s/parts", dir);
+	snprintf(
+		script, sizeof(script),
+		"cat <<'END'\n{\"kind\": \"ctestInfo\", \"version\": {\"major\": 1}, \"tests\": [\n"
+		" {\"name\": \"alpha\", \"command\": [\"%s/bin/t_alpha\"], \"properties\": []},\n"
+		" {\"name\": \"beta\", \"command\": [\"/bin/sh\", \"-c\", \"x\", "
+		"\"%s/bin/t_beta\"],"
+		" \"properties\": [{\"name\": \"WORKING_DIRECTORY\", \"value\": \"%s/tests\"}]}\n"
+		"]}\nEND\n",
+		build, build, build);
+	write_script("parts_ctest", script);
+	assert_int_equal(suite_load(runner_suite("parts.json",
+						 "{\"kind\": \"ctest\", \"build_dir\": \"parts\","
+						 " \"ctest\": \"./parts_ctest\"}"),
+				    &s),
+			 0);
+	assert_int_equal(s.count, 2);
+	snprintf(expected, sizeof(expected),
+		 "--add %s/bin/helper:%s/bin/helper --add %s/bin/t_alpha:%s/bin/t_alpha"
+		 " --add %s/data:%s/data --add %s/lib/libx.so.1:%s/lib/libx.so.1",
+		 build, build, build, build, build, build, build, build);
+	assert_string_equal(args_line(&s.tests[0]), expected);
+	snprintf(expected, sizeof(expected),
+		 "--add %s/bin/helper:%s/bin/helper --add %s/bin/t_beta:%s/bin/t_beta"
+		 " --add %s/data:%s/data --add %s/lib/libx.so.1:%s/lib/libx.so.1 --cwd %s/tests",
+		 build, build, build, build, build, build, build, build, build);
+	assert_string_equal(args_line(&s.tests[1]), expected);
 	suite_free(&s);
 }
 
@@ -1204,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_runner_overrides),
 		cmocka_unit_test(test_runner_ctest),
 		cmocka_unit_test(test_runner_ctest_real),
+		cmocka_unit_test(test_runner_ctest_takes_its_part_of_the_build_folder),
 		cmocka_unit_test(test_runner_directory),
 		cmocka_unit_test(test_suite_print),
 		cmocka_unit_test(test_suite_max_tests),
