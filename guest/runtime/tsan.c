@@ -2,8 +2,11 @@
 /*
  * The entry points gcc's -fsanitize=thread instrumentation calls (compile
  * only: the program is linked with this runtime, never with libtsan). Each
- * load, store or atomic on memory that is not the thread's own stack is a
- * schedule event, counted before the access happens, so a preemption or a
+ * load or store on memory that is not the thread's own stack, and each
+ * atomic anywhere, is a schedule event, counted before the access happens
+ * (an atomic on a stack is one another thread shares: a count that main
+ * waits for on its own stack while a pool's workers add to it), so a
+ * preemption or a
  * priority change can land between any two of them (between the load and
  * the store of `counter++`, for one). Atomics keep their semantics: each is
  * performed here with the real atomic operation (always sequentially
@@ -13,13 +16,9 @@
 
 #include <stddef.h>
 
-/* A plain access of size bytes at pc (before it happens). */
-static inline void access_at(uintptr_t pc, const volatile void *addr, int store, unsigned long size)
+/* An access of size bytes at pc, shared or atomic (before it happens). */
+static inline void event_at(uintptr_t pc, uintptr_t a, int store, unsigned long size)
 {
-	uintptr_t a = (uintptr_t)addr;
-
-	if (rt_on_own_stack(a))
-		return;
 	rt_event(pc, a, (store ? RT_EV_WRITE : RT_EV_READ) | RT_EV_SIZE(size));
 	if (store) {
 		rt_feedback_store(pc, a);
@@ -30,13 +29,20 @@ static inline void access_at(uintptr_t pc, const volatile void *addr, int store,
 	}
 }
 
+/* A plain access of size bytes at pc (before it happens). */
+static inline void access_at(uintptr_t pc, const volatile void *addr, int store, unsigned long size)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	if (!rt_on_own_stack(a))
+		event_at(pc, a, store, size);
+}
+
 /* An atomic read-modify-write of size bytes at pc: it reads (what it read from) and writes. */
 static inline void rmw_at(uintptr_t pc, const volatile void *addr, unsigned long size)
 {
 	uintptr_t a = (uintptr_t)addr;
 
-	if (rt_on_own_stack(a))
-		return;
 	rt_event(pc, a, RT_EV_ATOMIC | RT_EV_SIZE(size));
 	rt_feedback_load(pc, a);
 	rt_feedback_store(pc, a);
@@ -115,14 +121,14 @@ void __tsan_func_exit(void)
 	T __tsan_atomic##n##_load(const volatile T *a, int mo)                                     \
 	{                                                                                          \
 		(void)mo;                                                                          \
-		access_at(RT_CALLER(), a, 0, sizeof(T));                                           \
+		event_at(RT_CALLER(), (uintptr_t)a, 0, sizeof(T));                                 \
 		return __atomic_load_n(a, SC);                                                     \
 	}                                                                                          \
 	void __tsan_atomic##n##_store(volatile T *a, T v, int mo);                                 \
 	void __tsan_atomic##n##_store(volatile T *a, T v, int mo)                                  \
 	{                                                                                          \
 		(void)mo;                                                                          \
-		access_at(RT_CALLER(), a, 1, sizeof(T));                                           \
+		event_at(RT_CALLER(), (uintptr_t)a, 1, sizeof(T));                                 \
 		__atomic_store_n(a, v, SC);                                                        \
 	}                                                                                          \
 	RMW(n, T, exchange, __atomic_exchange_n)                                                   \

@@ -768,6 +768,33 @@ static void test_threads_that_exit_together_are_never_stuck(void **state)
 }
 
 /*
+ * guest/tests/batch_count.c: main spins on a count on its own stack that
+ * the workers count down with atomics. A thread's own stack makes no
+ * events, but an atomic anywhere does (guest/runtime/tsan.c): without it
+ * main's spin made none, never gave the CPU away, and every run ended
+ * stuck. No run of either mode may now be stuck or fail.
+ */
+static void test_a_wait_on_a_count_on_the_stack_is_never_stuck(void **state)
+{
+	static const char *const runs[] = {"--pct -- /tests/batch_count",
+					   "--counter -- /tests/batch_count"};
+	struct run *r = new_run();
+	char cmd[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		snprintf(cmd, sizeof(cmd),
+			 HARNESS " --random 20 --random-seed 1 --stuck-ms 10000 --artifacts " DIR
+				 "/batch-art %s",
+			 runs[i]);
+		sh(cmd, r);
+		expect_status(r, 0, NULL);
+		assert_non_null(strstr(r->out, "random: no failure in 20 executions"));
+		assert_null(strstr(r->out, "stuck"));
+	}
+}
+
+/*
  * The fair continuation (vmm/vm.c step_budget_spent): a pct run still going
  * when its step budget runs out is no livelock yet; it goes on for one more
  * budget under the kernel's fair scheduler. guest/tests/poll_slots.c (a
@@ -2529,6 +2556,7 @@ int main(void)
 		cmocka_unit_test(test_a_yield_loop_lets_the_other_thread_run),
 		cmocka_unit_test(test_a_spin_on_a_flag_lets_the_other_thread_run),
 		cmocka_unit_test(test_threads_that_exit_together_are_never_stuck),
+		cmocka_unit_test(test_a_wait_on_a_count_on_the_stack_is_never_stuck),
 		cmocka_unit_test(test_a_pct_run_out_of_steps_goes_on_fairly),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_pct_one_change_point_finds_the_lost_update),
