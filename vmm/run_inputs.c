@@ -168,5 +168,6 @@ int run_boot(struct vm *vm, const struct run_inputs *in)
 				 .cmdline = RUN_CMDLINE};
 
 	memcpy(img.rng_seed, in->rng_seed, sizeof(img.rng_seed));
+	vm->image_bytes = in->initrd_len;
 	return boot_linux(&vm->km, &img) < 0 ? -EINVAL : 0;
 }

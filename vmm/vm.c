@@ -189,7 +189,7 @@ static bool handle_exit(struct vm *vm, int reason)
  * RIP depends on when the host noticed, and the trace must not. The detail
  * for humans names the RIP.
  */
-static void report_stuck(struct vm *vm)
+static void report_stuck(struct vm *vm, uint64_t budget_ms)
 {
 	int cpl;
 	uint64_t rip = vcpu_rip(vm, &cpl);
@@ -205,20 +205,24 @@ static void report_stuck(struct vm *vm)
 	if (len < sizeof(vm->detail))
 		snprintf(vm->detail + len, sizeof(vm->detail) - len,
 			 " at RIP %#llx (no exit for %llu ms)", (unsigned long long)rip,
-			 (unsigned long long)vm->cfg.stuck_ms);
+			 (unsigned long long)budget_ms);
 }
 
 /*
  * The stuck budget: the job's (--stuck-ms) once rewind-init said READY;
  * before, the kernel boots and unpacks the image, long stretches without an
  * exit that a loaded host makes longer still: a stuck boot is the kernel's,
- * not the job's, and gets VM_BOOT_STUCK_MS at least.
+ * not the job's, and gets VM_BOOT_STUCK_MS at least, and a second more per
+ * MiB of image (a test's build folder added whole unpacks for minutes in an
+ * emulated box on a loaded host).
  */
 static uint64_t stuck_budget(const struct vm *vm)
 {
+	uint64_t boot = VM_BOOT_STUCK_MS + (vm->image_bytes >> 20) * VM_BOOT_STUCK_MS_MIB;
+
 	if (vm->ready_step || !vm->cfg.stuck_ms)
 		return vm->cfg.stuck_ms;
-	return vm->cfg.stuck_ms > VM_BOOT_STUCK_MS ? vm->cfg.stuck_ms : VM_BOOT_STUCK_MS;
+	return vm->cfg.stuck_ms > boot ? vm->cfg.stuck_ms : boot;
 }
 
 /* The step at which the run is out of steps. */
@@ -273,7 +277,7 @@ enum vm_outcome vm_run(struct vm *vm)
 
 		if (reason == -EINTR) {
 			if (watchdog_fired(&vm->watchdog))
-				report_stuck(vm);
+				report_stuck(vm, budget);
 			continue;
 		}
 		if (reason < 0) {

@@ -26,6 +26,7 @@
 
 #define VM_TRACE_MAX_DEFAULT (64ull << 20) /* bytes of trace a run may make */
 #define VM_BOOT_STUCK_MS     60000ull	   /* the stuck budget before READY, at least */
+#define VM_BOOT_STUCK_MS_MIB 1000ull	   /* and this much more per MiB of image to unpack */
 
 struct vm_config {
 	uint64_t ram_size;
@@ -77,9 +78,10 @@ struct vm {
 	enum vm_outcome outcome;
 	int job_status; /* valid if has_job_status */
 	bool has_job_status;
-	uint64_t ready_step; /* 0 until rewind-init says ready */
-	uint64_t seed_gpa;   /* rewind-init's seed buffer, named at READY (vmm/seed.c) */
-	bool paused;	     /* stopped at READY for a keyframe; vm_run resumes */
+	uint64_t ready_step;  /* 0 until rewind-init says ready */
+	uint64_t image_bytes; /* the initramfs the boot unpacks (its stuck budget grows with it) */
+	uint64_t seed_gpa;    /* rewind-init's seed buffer, named at READY (vmm/seed.c) */
+	bool paused;	      /* stopped at READY for a keyframe; vm_run resumes */
 	/* the execution's injections (sorted by step), see vmm/inject.c */
 	const struct schedule *schedule;
 	struct schedule_queue step_queue; /* its injections that act at steps */
