@@ -4,8 +4,10 @@
 
 #include "lib/log.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * afl-fuzz without root tweaks (no CPU governor or core_pattern checks, no
@@ -83,14 +85,43 @@ static void settings(const struct afl_run *r, struct afl_command *c)
 	push_env(c, c->progress);
 }
 
+/*
+ * afl-fuzz's -t: longer than the job's own wall budget (--wall-ms among the
+ * harness's options), so that the harness ends a long execution as its
+ * timeout and afl-fuzz never kills it first; 10 s at least.
+ */
+static unsigned long afl_timeout_ms(const struct afl_run *r)
+{
+	unsigned long t = AFL_TIMEOUT_MS;
+
+	for (size_t i = 0; i < r->harness_opt_count; i++) {
+		const char *o = r->harness_opts[i], *v = NULL;
+		char *end;
+		unsigned long ms;
+
+		if (!strcmp(o, "--wall-ms") && i + 1 < r->harness_opt_count)
+			v = r->harness_opts[i + 1];
+		else if (!strncmp(o, "--wall-ms=", 10))
+			v = o + 10;
+		if (!v)
+			continue;
+		ms = strtoul(v, &end, 10);
+		if (!*end && ms < ULONG_MAX - AFL_TIMEOUT_MARGIN_MS &&
+		    ms + AFL_TIMEOUT_MARGIN_MS > t)
+			t = ms + AFL_TIMEOUT_MARGIN_MS;
+	}
+	return t;
+}
+
 static bool arguments(const struct afl_run *r, struct afl_command *c)
 {
-	const char *const head[] = {"afl-fuzz", "-V", c->seconds, "-t", "10000+", "-m",
+	const char *const head[] = {"afl-fuzz", "-V", c->seconds, "-t", c->timeout, "-m",
 				    "none",	"-i", r->corpus,  "-o", r->out};
 	const char *const target[] = {"--",	    r->harness,	  "--artifacts",
 				      r->artifacts, "--progress", r->progress};
 
 	snprintf(c->seconds, sizeof(c->seconds), "%u", r->seconds);
+	snprintf(c->timeout, sizeof(c->timeout), "%lu+", afl_timeout_ms(r));
 	if (!push_all(c, head, sizeof(head) / sizeof(head[0])))
 		return false;
 	if (r->instance && !(push(c, r->main_instance ? "-M" : "-S") && push(c, r->instance)))

@@ -15,7 +15,9 @@
 #define AFL_COMMAND_MAX_ARGS 1024
 #define AFL_COMMAND_MAX_ENV  24
 /* ms afl-fuzz waits for the harness's hello (before the boot) unless AFL_FORKSRV_INIT_TMOUT says */
-#define AFL_INIT_TIMEOUT_MS 120000ul
+#define AFL_INIT_TIMEOUT_MS   120000ul
+#define AFL_TIMEOUT_MS	      10000ul /* -t: an execution's time, at least */
+#define AFL_TIMEOUT_MARGIN_MS 5000ul  /* -t over the job's --wall-ms */
 
 /* What one afl-fuzz run is given. */
 struct afl_run {
@@ -42,13 +44,15 @@ struct afl_command {
 	char *argv[AFL_COMMAND_MAX_ARGS + 1];
 	const char *env[AFL_COMMAND_MAX_ENV + 1];
 	size_t argc, envc;
-	char seconds[16], init_tmout[64], mutator[PATH_MAX + 40], progress[PATH_MAX + 40];
+	char seconds[16], timeout[24], init_tmout[64], mutator[PATH_MAX + 40],
+		progress[PATH_MAX + 40];
 };
 
 /*
  * Builds the command for r into c (r's strings are pointed at, not copied):
- *   afl-fuzz -V S -t 10000+ -m none -i CORPUS -o OUT [-M|-S NAME] AFL-OPTS --
+ *   afl-fuzz -V S -t T+ -m none -i CORPUS -o OUT [-M|-S NAME] AFL-OPTS --
  *   rewind-harness --artifacts A --progress P HARNESS-OPTS @@ [-- CMD ARGS]
+ * (T: AFL_TIMEOUT_MS, or the job's --wall-ms plus AFL_TIMEOUT_MARGIN_MS)
  * 0, or -1 (said) when it has more than AFL_COMMAND_MAX_ARGS arguments.
  */
 int afl_command_build(const struct afl_run *r, struct afl_command *c);

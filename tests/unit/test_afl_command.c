@@ -113,6 +113,29 @@ static void test_worker_command_names_its_instance(void **state)
 	unsetenv("AFL_FORKSRV_INIT_TMOUT");
 }
 
+/* A job with a long wall budget: afl-fuzz waits longer than the harness does. */
+static void test_a_long_wall_budget_lengthens_afls_timeout(void **state)
+{
+	static const char *const long_wall[] = {"--wall-ms", "300000"};
+	static const char *const joined_wall[] = {"--wall-ms=60000", "--mem", "64M"};
+	static const char *const short_wall[] = {"--wall-ms", "2000"};
+	struct afl_run r = fuzz_run();
+
+	(void)state;
+	r.harness_opts = long_wall;
+	r.harness_opt_count = 2;
+	assert_int_equal(afl_command_build(&r, &cmd), 0);
+	assert_non_null(strstr(joined(&cmd), "afl-fuzz -V 60 -t 305000+ -m none "));
+	r.harness_opts = joined_wall;
+	r.harness_opt_count = 3;
+	assert_int_equal(afl_command_build(&r, &cmd), 0);
+	assert_non_null(strstr(joined(&cmd), " -t 65000+ "));
+	r.harness_opts = short_wall;
+	r.harness_opt_count = 2;
+	assert_int_equal(afl_command_build(&r, &cmd), 0);
+	assert_non_null(strstr(joined(&cmd), " -t 10000+ "));
+}
+
 static void test_no_mutator_no_command(void **state)
 {
 	struct afl_run r = fuzz_run();
@@ -151,6 +174,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fuzz_command_in_order),
 		cmocka_unit_test(test_worker_command_names_its_instance),
+		cmocka_unit_test(test_a_long_wall_budget_lengthens_afls_timeout),
 		cmocka_unit_test(test_no_mutator_no_command),
 		cmocka_unit_test(test_too_long_a_command_is_refused),
 	};
