@@ -99,6 +99,8 @@ static unsigned long afl_timeout_ms(const struct afl_run *r)
 		char *end;
 		unsigned long ms;
 
+		if (!o)
+			continue;
 		if (!strcmp(o, "--wall-ms") && i + 1 < r->harness_opt_count)
 			v = r->harness_opts[i + 1];
 		else if (!strncmp(o, "--wall-ms=", 10))
