@@ -733,6 +733,29 @@ static void test_a_spin_on_a_flag_lets_the_other_thread_run(void **state)
 }
 
 /*
+ * `--random N` over each of runs (harness options and command): no failure
+ * in N executions, and no stuck run (a timeout, host-timed on a loaded
+ * machine, is no failure; stuck is).
+ */
+static void expect_never_stuck(const char *const *runs, size_t count, int executions)
+{
+	struct run *r = new_run();
+	char cmd[512], none[64];
+
+	snprintf(none, sizeof(none), "random: no failure in %d executions", executions);
+	for (size_t i = 0; i < count; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 HARNESS " --random %d --random-seed 1 --stuck-ms 10000 --artifacts " DIR
+				 "/never-stuck-art %s",
+			 executions, runs[i]);
+		sh(cmd, r);
+		expect_status(r, 0, NULL);
+		assert_non_null(strstr(r->out, none));
+		assert_null(strstr(r->out, "stuck"));
+	}
+}
+
+/*
  * Threads that exit together (guest/tests/pool_shutdown.c: pools of 16
  * named workers that leave at once, then a child process that exits while
  * its pool is leaving) make the kernel flush their /proc entries at once,
@@ -750,21 +773,9 @@ static void test_threads_that_exit_together_are_never_stuck(void **state)
 		"--counter -- /tests/pool_shutdown",
 		"--pct -- /tests/plain/pool_shutdown",
 	};
-	struct run *r = new_run();
-	char cmd[512];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		snprintf(cmd, sizeof(cmd),
-			 HARNESS " --random 30 --random-seed 1 --stuck-ms 10000 --artifacts " DIR
-				 "/exit-art %s",
-			 runs[i]);
-		sh(cmd, r);
-		expect_status(r, 0, NULL); /* no failure found */
-		assert_non_null(strstr(r->out, "random: no failure in 30 executions"));
-		/* a timeout (host-timed: a loaded machine) is no failure; stuck is */
-		assert_null(strstr(r->out, "stuck"));
-	}
+	expect_never_stuck(runs, sizeof(runs) / sizeof(runs[0]), 30);
 }
 
 /*
@@ -778,20 +789,9 @@ static void test_a_wait_on_a_count_on_the_stack_is_never_stuck(void **state)
 {
 	static const char *const runs[] = {"--pct -- /tests/batch_count",
 					   "--counter -- /tests/batch_count"};
-	struct run *r = new_run();
-	char cmd[512];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		snprintf(cmd, sizeof(cmd),
-			 HARNESS " --random 20 --random-seed 1 --stuck-ms 10000 --artifacts " DIR
-				 "/batch-art %s",
-			 runs[i]);
-		sh(cmd, r);
-		expect_status(r, 0, NULL);
-		assert_non_null(strstr(r->out, "random: no failure in 20 executions"));
-		assert_null(strstr(r->out, "stuck"));
-	}
+	expect_never_stuck(runs, sizeof(runs) / sizeof(runs[0]), 20);
 }
 
 /*
