@@ -35,12 +35,64 @@ static bool in_build(const struct ctest_files *f, const char *path)
 	return !strncmp(path, f->build, n) && path[n] == '/';
 }
 
+/*
+ * Where path is, or would go, in the sorted list of programs: every file
+ * of the build folder is looked up there once a test, so the lookup is a
+ * binary search, not a walk of every test's words.
+ */
+static size_t program_slot(const struct ctest_files *f, const char *path, bool *found)
+{
+	size_t lo = 0, hi = f->count;
+
+	*found = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = strcmp(f->programs[mid], path);
+
+		if (!cmp) {
+			*found = true;
+			return mid;
+		}
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static bool is_program(const struct ctest_files *f, const char *path)
 {
-	for (size_t i = 0; i < f->count; i++)
-		if (!strcmp(f->programs[i], path))
-			return true;
-	return false;
+	bool found;
+
+	program_slot(f, path, &found);
+	return found;
+}
+
+/* Puts path into the sorted list at its place (once). 0 or -1 (out of memory). */
+static int add_program(struct ctest_files *f, const char *path)
+{
+	bool found;
+	size_t at = program_slot(f, path, &found);
+	char *copy;
+
+	if (found)
+		return 0;
+	if (f->count == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 64;
+		char **grown = realloc(f->programs, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		f->programs = grown;
+		f->cap = cap;
+	}
+	if (!(copy = strdup(path)))
+		return -1;
+	memmove(f->programs + at + 1, f->programs + at, (f->count - at) * sizeof(*f->programs));
+	f->programs[at] = copy;
+	f->count++;
+	return 0;
 }
 
 int ctest_files_note_command(struct ctest_files *f, const cJSON *command)
@@ -55,18 +107,8 @@ int ctest_files_note_command(struct ctest_files *f, const cJSON *command)
 		if (!w || !in_build(f, w) || is_program(f, w) || stat(w, &st) ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (f->count == f->cap) {
-			size_t cap = f->cap ? 2 * f->cap : 64;
-			char **grown = realloc(f->programs, cap * sizeof(*grown));
-
-			if (!grown)
-				return -1;
-			f->programs = grown;
-			f->cap = cap;
-		}
-		if (!(f->programs[f->count] = strdup(w)))
+		if (add_program(f, w))
 			return -1;
-		f->count++;
 	}
 	return 0;
 }

@@ -17,7 +17,7 @@
 
 struct ctest_files {
 	const char *build; /* the build folder, resolved */
-	char **programs;   /* every test's command words that are files in it */
+	char **programs;   /* every test's command words that are files in it, sorted */
 	size_t count, cap;
 };
 
