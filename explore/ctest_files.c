@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "explore/ctest_files.h"
 
+#include "lib/file.h"
+
 #include <dirent.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -30,9 +32,7 @@ struct walk {
 
 static bool in_build(const struct ctest_files *f, const char *path)
 {
-	size_t n = strlen(f->build);
-
-	return !strncmp(path, f->build, n) && path[n] == '/';
+	return file_path_under(path, f->build);
 }
 
 /*

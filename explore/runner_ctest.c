@@ -5,6 +5,7 @@
  */
 #include "explore/ctest_files.h"
 #include "explore/runner_kind.h"
+#include "lib/file.h"
 #include "lib/log.h"
 
 #include <limits.h>
@@ -95,11 +96,9 @@ static void note_outside_cwd(const struct runner *r, const char *build, const cJ
 			     size_t len)
 {
 	const cJSON *cwd = get(t, "cwd");
-	size_t n = strlen(build);
 
 	if (!cJSON_IsString(cwd) || !strcmp(said, cwd->valuestring) ||
-	    (!strncmp(cwd->valuestring, build, n) &&
-	     (!cwd->valuestring[n] || cwd->valuestring[n] == '/')))
+	    file_path_under(cwd->valuestring, build))
 		return;
 	snprintf(said, len, "%s", cwd->valuestring);
 	fprintf(stderr,

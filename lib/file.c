@@ -84,6 +84,13 @@ int file_write_atomic(const char *path, const struct file_part *parts, size_t co
 	return rc;
 }
 
+bool file_path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
+}
+
 int file_path_join(char *out, size_t len, const char *dir, const char *name)
 {
 	int n = snprintf(out, len, "%s/%s", dir, name);

@@ -3,6 +3,7 @@
 #ifndef REWIND_FILE_H
 #define REWIND_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -38,6 +39,9 @@ int file_read_all(const char *path, uint8_t **data, size_t *len);
 
 /* What a file of this mode is, for messages: "a FIFO", "a directory", "a regular file". */
 const char *file_kind_name(mode_t mode);
+
+/* Whether path is dir or lies under it, by their words ("/a/bc" is not under "/a/b"). */
+bool file_path_under(const char *path, const char *dir);
 
 /* out = "dir/name"; -ENAMETOOLONG (reported) if it does not fit in len. */
 int file_path_join(char *out, size_t len, const char *dir, const char *name);

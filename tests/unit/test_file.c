@@ -244,6 +244,18 @@ static void test_file_growing_while_read(void **state)
 		       "refusing it");
 }
 
+/* A path under a folder, by words: the folder itself and what lies below it, nothing beside. */
+static void test_path_under(void **state)
+{
+	(void)state;
+	assert_true(file_path_under("/a/b", "/a/b"));
+	assert_true(file_path_under("/a/b/c", "/a/b"));
+	assert_true(file_path_under("/a/b/c/d.txt", "/a/b"));
+	assert_false(file_path_under("/a/bc", "/a/b"));
+	assert_false(file_path_under("/a", "/a/b"));
+	assert_false(file_path_under("/x/a/b", "/a/b"));
+}
+
 static void test_kind_names(void **state)
 {
 	(void)state;
@@ -268,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_file_growing_while_read),
 		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_path_under),
 	};
 
 	return cmocka_run_group_tests_name("file", tests, make_dir, remove_dir);
