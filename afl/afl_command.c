@@ -60,7 +60,7 @@ unsigned long afl_init_timeout_ms(void)
 
 static void settings(const struct afl_run *r, struct afl_command *c)
 {
-	_Static_assert(AFL_SETTING_COUNT + 6 <= AFL_COMMAND_MAX_ENV, "afl env list too short");
+	_Static_assert(AFL_SETTING_COUNT + 7 <= AFL_COMMAND_MAX_ENV, "afl env list too short");
 	for (size_t i = 0; i < AFL_SETTING_COUNT; i++)
 		push_env(c, AFL_SETTINGS[i]);
 	/* the user's value wins: a loaded machine boots the guest more slowly */
@@ -78,6 +78,11 @@ static void settings(const struct afl_run *r, struct afl_command *c)
 			 r->mutator);
 		push_env(c, c->mutator);
 		push_env(c, "AFL_CUSTOM_MUTATOR_ONLY=1");
+		if (r->sampler) {
+			snprintf(c->sampler, sizeof(c->sampler), "REWIND_MUTATOR_SAMPLER=%.16s",
+				 r->sampler);
+			push_env(c, c->sampler);
+		}
 	}
 	/* the mutator reads the job's profiled event count from the harness's
 	 * progress file, to move change points by whole events */

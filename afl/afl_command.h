@@ -37,6 +37,7 @@ struct afl_run {
 	const char *mutator; /* the schedule mutator's library; NULL: afl's own mutations */
 	bool until_crash;    /* AFL_BENCH_UNTIL_CRASH */
 	bool resume;	     /* AFL_AUTORESUME: a restarted run continues its queue */
+	const char *sampler; /* REWIND_MUTATOR_SAMPLER: one sampler pinned; NULL: none */
 };
 
 /* The command: argv and env ("NAME=VALUE", both NULL ended) for spawn_start. */
@@ -45,7 +46,7 @@ struct afl_command {
 	const char *env[AFL_COMMAND_MAX_ENV + 1];
 	size_t argc, envc;
 	char seconds[16], timeout[24], init_tmout[64], mutator[PATH_MAX + 40],
-		progress[PATH_MAX + 40];
+		progress[PATH_MAX + 40], sampler[48];
 };
 
 /*

@@ -72,6 +72,9 @@ void harness_write_progress(const struct harness *h)
 		     (unsigned long long)h->ex.pct_racy_estimate,
 		     (unsigned long long)h->ex.racy_profile_samples,
 		     (unsigned long long)h->steps_profiled);
+	if (h->pct_seen)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, ", \"kernel_events\": %s",
+			      h->kernel_events ? "true" : "false");
 	if (h->first_failure_exec)
 		n += snprintf(
 			text + n, sizeof(text) - (size_t)n,
@@ -166,18 +169,37 @@ static void profile_sample_ran(void *ctx, const struct exec_input *in,
 }
 
 /*
- * The exits of the first steps-mode run that passed: about the job's
- * unperturbed run (afl-fuzz may skip the seeds' dry run, so it need not be
- * one without injections), where the mutator's stall samples land; said at
+ * The exits of the first run that passed in the mode the mutator's stall
+ * samples use: steps mode, or pct mode for a job the guest kernel makes the
+ * events for (a plain job's stall samples keep its priorities). About the
+ * job's unperturbed run (afl-fuzz may skip the seeds' dry run, so it need
+ * not be one without injections), where the stall samples land; said at
  * once (the mutator reads it at every mutant until it knows it).
  */
 static void note_steps_profile(struct harness *h, const struct exec_input *input,
 			       const struct harness_exec *e)
 {
-	if (h->steps_profiled || input->mode != INPUT_MODE_STEPS || e->cls != CLASS_PASS ||
-	    !e->res.job_steps)
+	bool stall_mode = input->mode == INPUT_MODE_STEPS ||
+			  (input->mode == INPUT_MODE_PCT && e->res.kernel_events);
+
+	if (h->steps_profiled || !stall_mode || e->cls != CLASS_PASS || !e->res.job_steps)
 		return;
 	h->steps_profiled = e->res.job_steps;
+	harness_write_progress(h);
+}
+
+/*
+ * Whether the job's events come from the guest kernel (a job not
+ * instrumented), from its first pct run: said at once, as k is (a plain
+ * job's fresh samples are shared between priorities and stalls at exits).
+ */
+static void note_pct_run(struct harness *h, const struct exec_input *input,
+			 const struct harness_exec *e)
+{
+	if (h->pct_seen || input->mode != INPUT_MODE_PCT || e->res.counter_missing)
+		return;
+	h->pct_seen = true;
+	h->kernel_events = e->res.kernel_events;
 	harness_write_progress(h);
 }
 
@@ -202,6 +224,7 @@ static int exec_one(struct harness *h, const uint8_t *data, size_t len, struct h
 		return rc;
 	if (!profiled && h->ex.pct_events)
 		harness_write_progress(h); /* the mutator waits for k and its estimate */
+	note_pct_run(h, &input, out);
 	note_steps_profile(h, &input, out);
 	h->skips += out->cls == CLASS_SKIP;
 	if (out->res.counter_missing) {

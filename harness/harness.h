@@ -37,9 +37,12 @@ struct harness {
 	uint64_t decoded;  /* inputs made valid by input_decode */
 	uint64_t first_failure_exec; /* the execution (1, 2, ...) of the first failure; 0: none */
 	uint64_t first_failure_profiles; /* the racy-events profile runs before it */
-	/* the exits of the first steps-mode run that passed: where the
-	 * mutator's stall samples land (0: none yet) */
+	/* the exits of the first run that passed in the stall samples' mode
+	 * (steps, or a plain job's pct): where they land (0: none yet) */
 	uint64_t steps_profiled;
+	/* a pct run was seen (0: none yet), and whether the guest kernel made its
+	 * events (a job not instrumented): the mutator's samplers follow it */
+	bool pct_seen, kernel_events;
 	enum exec_class first_failure_class;
 	char first_failure_artifact[4096]; /* its artifact ("" if none was written) */
 };

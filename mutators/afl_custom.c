@@ -13,6 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* REWIND_MUTATOR_SAMPLER (rewind fuzz --sampler): one sampler pinned, or -1: shared out. */
+static int8_t pinned_sampler(void)
+{
+	static const char *const names[SAMPLERS] = {
+		[SAMPLER_PCT] = "pct", [SAMPLER_STALL] = "stall"};
+	const char *v = getenv("REWIND_MUTATOR_SAMPLER");
+
+	if (!v || !*v || !strcmp(v, "auto"))
+		return -1;
+	for (int8_t i = 0; i < SAMPLERS; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	fprintf(stderr,
+		"rewind-mutator: REWIND_MUTATOR_SAMPLER must be pct, stall or auto, not '%s': the "
+		"samplers are shared out by what paid\n",
+		v);
+	return -1;
+}
+
 void *afl_custom_init(void *afl, unsigned int seed)
 {
 	struct schedule_mutator *m = calloc(1, sizeof(*m));
@@ -21,6 +40,8 @@ void *afl_custom_init(void *afl, unsigned int seed)
 	if (!m)
 		return NULL;
 	m->last_arm = PCT_ARM_NONE;
+	m->last_sampler = SAMPLER_NONE;
+	m->fixed_sampler = pinned_sampler();
 	/* for benchmarks that set shares or depths side by side */
 	m->fixed_local_share = (int32_t)draw_env_number("REWIND_MUTATOR_LOCAL_SHARE", 0, 1024, -1,
 							"the adaptive share is used");
@@ -77,5 +98,13 @@ void afl_custom_deinit(void *data)
 			m->arms[PCT_ARM_FRESH].tried, m->arms[PCT_ARM_FRESH].paid,
 			m->arms[PCT_ARM_LOCAL].tried, m->arms[PCT_ARM_LOCAL].paid,
 			schedule_local_share(m));
+	if (m && m->samplers[SAMPLER_STALL].tried && m->samplers[SAMPLER_PCT].tried)
+		fprintf(stderr,
+			"rewind-mutator: fresh samples: %u pct (%u new entries), %u stalls at "
+			"exits "
+			"(%u new entries); stall share at the end %u/1024\n",
+			m->samplers[SAMPLER_PCT].tried, m->samplers[SAMPLER_PCT].paid,
+			m->samplers[SAMPLER_STALL].tried, m->samplers[SAMPLER_STALL].paid,
+			schedule_stall_share(m));
 	free(data);
 }

@@ -2,7 +2,8 @@
 /*
  * How the mutator shares its mutants out between fresh samples and local
  * changes of the queue entry (mutators/schedule.h): what each way has paid
- * in pct mode, a fixed share in steps mode.
+ * in pct mode, a fixed share in steps mode; and a job's fresh samples
+ * between its samplers, by what each has paid.
  */
 #include "mutators/schedule.h"
 
@@ -48,7 +49,40 @@ void schedule_mutant_paid(struct schedule_mutator *m)
 {
 	if (m->last_arm < PCT_ARMS)
 		m->arms[m->last_arm].paid++;
+	if (m->last_sampler < SAMPLERS)
+		m->samplers[m->last_sampler].paid++;
 	m->last_arm = PCT_ARM_NONE;
+	m->last_sampler = SAMPLER_NONE;
+}
+
+#define SAMPLER_SHARE_MIN 128 /* of 1024: neither sampler starves */
+
+/*
+ * The stalls' share of a job both samplers serve: each sampler's rate of
+ * new queue entries, (paid + 1) / (tried + 2) (even odds before either has
+ * run), shared in proportion, within 1/8 and 7/8. A sampler that pays
+ * twice as often gets two thirds; one that never pays keeps its 1/8, so a
+ * failure only it can reach is still found.
+ */
+uint32_t schedule_stall_share(const struct schedule_mutator *m)
+{
+	const struct arm_tally *p = &m->samplers[SAMPLER_PCT], *st = &m->samplers[SAMPLER_STALL];
+	double pct_rate = (p->paid + 1.0) / (p->tried + 2.0);
+	double stall_rate = (st->paid + 1.0) / (st->tried + 2.0);
+	uint32_t share = (uint32_t)(1024.0 * stall_rate / (pct_rate + stall_rate));
+
+	if (share < SAMPLER_SHARE_MIN)
+		return SAMPLER_SHARE_MIN;
+	return share > 1024 - SAMPLER_SHARE_MIN ? 1024 - SAMPLER_SHARE_MIN : share;
+}
+
+enum sampler schedule_pick_sampler(struct schedule_mutator *m, uint8_t mode)
+{
+	if (m->fixed_sampler >= 0)
+		return (enum sampler)m->fixed_sampler;
+	if (!m->kernel_events) /* instrumented, or never run in pct mode: the entry's own */
+		return mode == INPUT_MODE_PCT ? SAMPLER_PCT : SAMPLER_STALL;
+	return draw_below(&m->draw, 1024) < schedule_stall_share(m) ? SAMPLER_STALL : SAMPLER_PCT;
 }
 
 uint32_t schedule_steps_local_share(const struct schedule_mutator *m)

@@ -28,6 +28,15 @@ static cJSON *progress_read(const struct schedule_mutator *m)
 	return cJSON_Parse(text);
 }
 
+/* Whether the guest kernel makes the job's events, once the harness has said it. */
+static void take_kernel_events(struct schedule_mutator *m, const cJSON *v)
+{
+	if (!cJSON_IsBool(v))
+		return;
+	m->kernel_events_known = true;
+	m->kernel_events = cJSON_IsTrue(v);
+}
+
 void progress_learn_steps(struct schedule_mutator *m)
 {
 	cJSON *o;
@@ -47,10 +56,12 @@ void progress_learn_counts(struct schedule_mutator *m)
 	/* tried at every mutant until k is known (the first mutant may come
 	 * before the harness has written it, and the first fresh samples follow
 	 * its estimate), then every 32nd until the racy count is */
-	if ((m->pct_events && (m->pct_racy_events || !m->draw.racy_eighths)) || !m->progress_path ||
-	    (m->pct_events && m->progress_tries++ % 32))
+	if ((m->pct_events && m->kernel_events_known &&
+	     (m->pct_racy_events || !m->draw.racy_eighths)) ||
+	    !m->progress_path || (m->pct_events && m->progress_tries++ % 32))
 		return;
 	o = progress_read(m);
+	take_kernel_events(m, cJSON_GetObjectItemCaseSensitive(o, "kernel_events"));
 	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_events"), &m->pct_events);
 	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_events"), &m->pct_racy_events);
 	take_count(cJSON_GetObjectItemCaseSensitive(o, "pct_racy_estimate"), &m->pct_racy_estimate);

@@ -152,19 +152,27 @@ static void mutate_pct(struct schedule_mutator *m, struct exec_input *in)
 }
 
 /*
- * A fresh steps-mode sample, PCT's idea at exits: one or two stalls, each
- * at an exit drawn uniformly from the k exits of a passing run of the job
- * (the harness's progress file says k; 32 until it has), each long enough (20 to 65 ms of
- * virtual time) for the other threads' sleeps and timers to end in it. A
- * race window that spans one of the k exits, such as a read-modify-write
- * across a system call, is hit with probability at least 1/k a sample,
- * where a local change reaches it only from an entry near it.
+ * A fresh stall sample, PCT's idea at exits: one or two stalls, each at an
+ * exit drawn uniformly from the k exits of a passing run of the job (the
+ * harness's progress file says k; 32 until it has), each long enough (20
+ * to 65 ms of virtual time) for the other threads' sleeps and timers to end
+ * in it. A race window that spans one of the k exits, such as a
+ * read-modify-write across a system call, is hit with probability at least
+ * 1/k a sample, where a local change reaches it only from an entry near
+ * it. In steps mode; a plain job's in pct mode, with a new priority order
+ * and no change point: its spins keep pct mode's time slices (steps mode
+ * would end them as stuck), and its coverage is the PCT samples' kind, so
+ * the two samplers' payoffs compare.
  */
 static void stall_sample(struct schedule_mutator *m, struct exec_input *in)
 {
 	static const uint16_t long_us[] = {20000, 40000, 65535};
 	uint32_t k = m->steps_profiled ? (uint32_t)m->steps_profiled : STEP_HORIZON;
 
+	if (in->mode == INPUT_MODE_PCT) { /* a plain job's: a new priority order, no change point */
+		in->seed = draw_next(&m->draw);
+		in->flags = 0;
+	}
 	in->schedule.count = 0;
 	for (unsigned int i = 1 + below(m, 2); i > 0; i--)
 		draw_add_injection(
@@ -172,6 +180,21 @@ static void stall_sample(struct schedule_mutator *m, struct exec_input *in)
 			(struct injection){.step = below(m, k),
 					   .kind = INJECT_STALL,
 					   .arg = long_us[below(m, sizeof(long_us) / 2)]});
+}
+
+/* A fresh sample from the sampler the job's samplers share says, counted as tried. */
+static void fresh_sample(struct schedule_mutator *m, struct exec_input *in)
+{
+	enum sampler which = schedule_pick_sampler(m, in->mode);
+
+	if (which == SAMPLER_PCT) {
+		in->mode = INPUT_MODE_PCT;
+		pct_sample(m, in);
+	} else {
+		stall_sample(m, in);
+	}
+	m->last_sampler = (uint8_t)which;
+	m->samplers[which].tried++;
 }
 
 /* One structured change to in; add (another corpus input, or NULL) may be spliced from. */
@@ -206,20 +229,20 @@ size_t schedule_mutate(struct schedule_mutator *m, const uint8_t *buf, size_t le
 		draw_take_racy_key(&m->draw, input_racy_key(in));
 	if (in->mode == INPUT_MODE_PCT)
 		progress_learn_counts(m);
-	if (in->mode == INPUT_MODE_STEPS)
+	if (in->mode == INPUT_MODE_STEPS || m->kernel_events)
 		progress_learn_steps(m);
 	/* pct: fresh PCT samples, the search's own base distribution, or changes
 	 * around the entry that gave new coverage, shared out by what paid */
 	if (!add_buf || input_parse(add_buf, add_len, add, NULL, 0) < 0)
 		add = NULL;
 	m->last_arm = PCT_ARM_NONE;
+	m->last_sampler = SAMPLER_NONE;
 	if (in->mode == INPUT_MODE_PCT)
 		m->last_arm =
 			below(m, 1024) < schedule_local_share(m) ? PCT_ARM_LOCAL : PCT_ARM_FRESH;
-	if (m->last_arm == PCT_ARM_FRESH)
-		pct_sample(m, in);
-	else if (in->mode == INPUT_MODE_STEPS && below(m, 1024) >= schedule_steps_local_share(m))
-		stall_sample(m, in);
+	if (m->last_arm == PCT_ARM_FRESH ||
+	    (in->mode == INPUT_MODE_STEPS && below(m, 1024) >= schedule_steps_local_share(m)))
+		fresh_sample(m, in);
 	else
 		for (unsigned int i = 0; i < rounds; i++)
 			mutate_once(m, in, add);

@@ -22,11 +22,28 @@ struct arm_tally {
 	uint32_t tried, paid;
 };
 
+/*
+ * The samplers a fresh sample is drawn from: PCT (priorities and change
+ * points) and stalls at exits. A job the guest kernel makes the events for
+ * (not instrumented: the harness's progress file says so after its first
+ * pct run) gets both, in pct mode, shared out by what each has paid: a
+ * race across a system call falls to a stall in a few executions and to
+ * priorities seldom, a race in memory the other way round. An instrumented
+ * job's fresh samples are PCT's; a job whose queue holds steps-mode entries
+ * only (the bundled ledger) gets steps-mode stalls.
+ */
+enum sampler { SAMPLER_PCT, SAMPLER_STALL, SAMPLERS, SAMPLER_NONE = SAMPLERS };
+
 struct schedule_mutator {
 	struct draw_state draw; /* the generator, and what shapes its PCT samples */
 	struct exec_input in, add;
 	struct arm_tally arms[PCT_ARMS];
+	struct arm_tally samplers[SAMPLERS];
 	uint8_t last_arm;	    /* the way the last mutant was made, or PCT_ARM_NONE */
+	uint8_t last_sampler;	    /* the sampler of the last fresh sample, or SAMPLER_NONE */
+	int8_t fixed_sampler;	    /* REWIND_MUTATOR_SAMPLER, or -1: shared out by what paid */
+	bool kernel_events_known;   /* the progress file has said whether ... */
+	bool kernel_events;	    /* ... the guest kernel makes the job's events */
 	int32_t fixed_local_share;  /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */
 	uint64_t pct_events;	    /* the job's profiled events (0: not known yet) */
 	uint64_t pct_racy_events;   /* the same, counted as racy-events inputs count them */
@@ -62,8 +79,14 @@ void schedule_mutant_paid(struct schedule_mutator *m);
 /* The share of pct mutants, in 1/1024, the next one is made locally with. */
 uint32_t schedule_local_share(const struct schedule_mutator *m);
 
-/* The share of steps-mode mutants, in 1/1024, made locally; the rest are stall samples. */
+/* The share of steps-mode mutants, in 1/1024, made locally; the rest are fresh samples. */
 uint32_t schedule_steps_local_share(const struct schedule_mutator *m);
+
+/* The share of a job's fresh samples, in 1/1024, that are stalls where both samplers serve it. */
+uint32_t schedule_stall_share(const struct schedule_mutator *m);
+
+/* The sampler a fresh sample for an entry of mode is drawn from (mutators/arms.c). */
+enum sampler schedule_pick_sampler(struct schedule_mutator *m, uint8_t mode);
 
 #define SCHEDULE_MUTANTS_PER_ENTRY 16 /* afl_custom_fuzz_count: mutants per entry and cycle */
 

@@ -37,6 +37,7 @@ static int afl_command(const struct fuzz_options *o, const struct fuzz_paths *p,
 		.command_len = o->command_len,
 		.mutator = o->mutator ? p->mutator : NULL,
 		.until_crash = o->until_crash,
+		.sampler = o->sampler,
 	};
 
 	return afl_command_build(&r, c);

@@ -30,6 +30,7 @@ enum {
 	OPT_NO_MUTATOR,
 	OPT_AFL_OPT,
 	OPT_MAP_SIZE,
+	OPT_SAMPLER,
 	OPT_HELP,
 	OPT_JOB_FIELD = 0x1000, /* + the index of a field in job_fields */
 };
@@ -43,6 +44,7 @@ static const struct option own_options[] = {
 	{"no-mutator", no_argument, NULL, OPT_NO_MUTATOR},
 	{"afl-opt", required_argument, NULL, OPT_AFL_OPT},
 	{"map-size", required_argument, NULL, OPT_MAP_SIZE},
+	{"sampler", required_argument, NULL, OPT_SAMPLER},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -125,6 +127,11 @@ static int take_option(struct fuzz_options *o, int opt, const char *arg)
 		if (o->afl_opt_count == FUZZ_MAX_AFL_OPTS)
 			return fuzz_die("more than %d --afl-opt", FUZZ_MAX_AFL_OPTS);
 		o->afl_opts[o->afl_opt_count++] = arg;
+		return 0;
+	case OPT_SAMPLER:
+		if (strcmp(arg, "pct") && strcmp(arg, "stall") && strcmp(arg, "auto"))
+			return fuzz_die("--sampler must be pct, stall or auto, not '%s'", arg);
+		o->sampler = strcmp(arg, "auto") ? arg : NULL;
 		return 0;
 	case OPT_MAP_SIZE:
 	default:

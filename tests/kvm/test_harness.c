@@ -1917,6 +1917,20 @@ static void expect_out(const struct run *r, const char *want)
 	if (!strstr(r->out, want))
 		fail_msg("no '%s' in the explanation:\n%s\nstderr:\n%s", want, r->out, r->err);
 }
+/*
+ * The bundled ledger given as a user's plain job (-- /bin/ledger: no Rewind
+ * code, threads): pct mode over its accesses, and the mutator's fresh
+ * samples shared between PCT and stalls at exits, which reach its race
+ * across a write() in a few executions (priority schedules alone took
+ * thousands).
+ */
+static void test_rewind_fuzz_finds_the_ledger_given_as_a_plain_job(void **state)
+{
+	(void)state;
+	rewind_fuzz_finds("/bin/ledger", 300, "the job is not instrumented",
+			  "ledger: lost update");
+}
+
 
 /*
  * rewind explain --json on an explained failure (the minimal artifact: a
@@ -2611,3 +2625,4 @@ int main(void)
 		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
+		cmocka_unit_test(test_rewind_fuzz_finds_the_ledger_given_as_a_plain_job),

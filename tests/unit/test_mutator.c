@@ -451,6 +451,106 @@ static void test_local_share_follows_what_paid(void **state)
 	assert_int_equal(m->arms[PCT_ARM_LOCAL].paid + m->arms[PCT_ARM_FRESH].paid, 1000);
 }
 
+/* A progress file that says what the harness says after a job's first pct run. */
+static void write_progress(char *path, bool kernel_events)
+{
+	char text[256];
+	int fd = mkstemp(path), n;
+
+	assert_true(fd >= 0);
+	n = snprintf(text, sizeof(text),
+		     "{\"execs\": 3, \"pct_events\": 300, \"steps_profiled\": 40, "
+		     "\"kernel_events\": %s}\n",
+		     kernel_events ? "true" : "false");
+	assert_int_equal(write(fd, text, (size_t)n), n);
+	close(fd);
+}
+
+/* Fresh samples of a pct entry, n of them: how many were stalls at exits. */
+static uint32_t stalls_among_fresh(struct schedule_mutator *m, const uint8_t *buf, size_t len,
+				   int n, int stall_pays_every, int pct_pays_every)
+{
+	static struct exec_input got;
+	uint32_t stalls = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint8_t *out;
+		size_t o = afl_custom_fuzz(m, (uint8_t *)buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		bool stall;
+
+		assert_int_equal(input_parse(out, o, &got, NULL, 0), 0);
+		assert_int_equal(got.mode, INPUT_MODE_PCT); /* a plain job's stalls keep pct mode */
+		stall = m->last_sampler == SAMPLER_STALL;
+		assert_true(stall || m->last_sampler == SAMPLER_PCT);
+		if (stall) /* one or two stalls, a priority order of its own */
+			assert_true(got.schedule.count >= 1 && got.schedule.count <= 2 &&
+				    !got.flags);
+		for (uint32_t r = 0; r < got.schedule.count; r++)
+			assert_int_equal(got.schedule.at[r].kind,
+					 stall ? INJECT_STALL : INJECT_DEMOTE);
+		stalls += stall;
+		if ((stall ? stall_pays_every : pct_pays_every) &&
+		    m->samplers[m->last_sampler].tried %
+				    (uint32_t)(stall ? stall_pays_every : pct_pays_every) ==
+			    0)
+			afl_custom_queue_new_entry(m, (const unsigned char *)"new",
+						   (const unsigned char *)"parent");
+	}
+	return stalls;
+}
+
+/*
+ * A job the guest kernel makes the events for (not instrumented: the
+ * harness says so) gets fresh samples from both samplers, PCT and stalls at
+ * exits (in pct mode, as the job runs), half and half until one pays more; the share follows what paid,
+ * within 1/8 and 7/8. An instrumented job's fresh samples stay PCT's, and
+ * REWIND_MUTATOR_SAMPLER pins one sampler.
+ */
+static void test_a_plain_jobs_fresh_samples_are_shared(void **state)
+{
+	struct schedule_mutator *plain = new_mutator(21), *instrumented = new_mutator(21), *pinned;
+	static uint8_t buf[INPUT_MAX_SIZE];
+	size_t len = pct_input(buf);
+	char plain_path[] = "/tmp/rewind-test-progress-XXXXXX";
+	char instrumented_path[] = "/tmp/rewind-test-progress-XXXXXX";
+	uint32_t stalls;
+
+	(void)state;
+	write_progress(plain_path, true);
+	write_progress(instrumented_path, false);
+	plain->progress_path = plain_path;
+	instrumented->progress_path = instrumented_path;
+	plain->fixed_local_share = instrumented->fixed_local_share = 0; /* fresh samples only */
+
+	stalls = stalls_among_fresh(plain, buf, len, 4000, 0, 0);
+	print_message("plain job, nothing paid: %u stalls of 4000 fresh samples\n", stalls);
+	assert_true(plain->kernel_events_known && plain->kernel_events);
+	assert_true(stalls > 1800 && stalls < 2200);
+	/* stalls pay 1 in 4, priorities never (the bundled ledger's race across a write()) */
+	stalls = stalls_among_fresh(plain, buf, len, 2000, 4, 0);
+	print_message("stalls paying: %u stalls of 2000, share %u/1024\n", stalls,
+		      schedule_stall_share(plain));
+	assert_int_equal(schedule_stall_share(plain), 1024 - 128);
+	/* and the other way round: priorities pay, stalls no more */
+	plain->samplers[SAMPLER_STALL] = (struct arm_tally){.tried = 1000, .paid = 0};
+	plain->samplers[SAMPLER_PCT] = (struct arm_tally){.tried = 1000, .paid = 250};
+	assert_int_equal(schedule_stall_share(plain), 128);
+	plain->samplers[SAMPLER_PCT] = (struct arm_tally){.tried = 1000, .paid = 0};
+	assert_int_equal(schedule_stall_share(plain), 512);
+
+	stalls = stalls_among_fresh(instrumented, buf, len, 2000, 0, 0);
+	assert_true(instrumented->kernel_events_known && !instrumented->kernel_events);
+	assert_int_equal(stalls, 0);
+
+	setenv("REWIND_MUTATOR_SAMPLER", "stall", 1);
+	pinned = new_mutator(21);
+	unsetenv("REWIND_MUTATOR_SAMPLER");
+	pinned->fixed_local_share = 0;
+	assert_int_equal(stalls_among_fresh(pinned, buf, len, 500, 0, 0), 500);
+	unlink(plain_path);
+	unlink(instrumented_path);
+}
+
 /*
  * With the job's event count known (read from the harness's progress file,
  * REWIND_PROGRESS_FILE), most moves of a change point go by whole events,
@@ -1015,6 +1115,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_steps_mode_stall_samples, free_mutators),
 		cmocka_unit_test_teardown(test_pct_mode_mutants, free_mutators),
 		cmocka_unit_test_teardown(test_local_share_follows_what_paid, free_mutators),
+		cmocka_unit_test_teardown(test_a_plain_jobs_fresh_samples_are_shared,
+					  free_mutators),
 		cmocka_unit_test_teardown(test_change_points_move_by_events, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_samples, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_depth_from_env, free_mutators),
