@@ -11,9 +11,11 @@
  * floor: steps x one raw exit + dirtied pages x the per-page copy. Every
  * execution of an input must give its first trace hash.
  *
- * usage: exec --runs N --exit-ns NS [--label TEXT] [--kernel FILE] INPUT... [-- COMMAND ARGS...]
+ * usage: exec --runs N --exit-ns NS [--label TEXT] [--kernel FILE]
+ *             [--add HOST:GUEST]... INPUT... [-- COMMAND ARGS...]
  *   NS: one raw KVM exit (bench/kvm_exit_loop) measured in the same run.
- * Run it through bench/exec, which measures NS and picks the jobs.
+ * Run it through bench/exec (or bench/thread-cost), which measures NS and
+ * picks the jobs.
  */
 #include "harness/executor.h"
 #include "harness/job.h"
@@ -187,7 +189,9 @@ struct options {
 	uint64_t runs;
 	double exit_ns;
 	const char *label;
-	const char *kernel; /* NULL: the default guest kernel */
+	const char *kernel;	      /* NULL: the default guest kernel */
+	const char *adds[MAX_INPUTS]; /* --add HOST:GUEST, as rewind-harness takes it */
+	size_t n_adds;
 	const char *inputs[MAX_INPUTS];
 	size_t n_inputs;
 	char **command;
@@ -206,6 +210,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->label = argv[++i];
 		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
 			o->kernel = argv[++i];
+		} else if (!strcmp(argv[i], "--add") && i + 1 < argc && o->n_adds < MAX_INPUTS) {
+			o->adds[o->n_adds++] = argv[++i];
 		} else if (!strcmp(argv[i], "--")) {
 			o->command = argv + i + 1;
 			o->command_len = (size_t)(argc - i - 1);
@@ -215,7 +221,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		} else {
 			fprintf(stderr,
 				"usage: exec --runs N --exit-ns NS [--label TEXT] [--kernel "
-				"FILE] INPUT... [-- COMMAND ARGS...]\n");
+				"FILE] [--add HOST:GUEST]... INPUT... [-- COMMAND ARGS...]\n");
 			return -1;
 		}
 	}
@@ -334,6 +340,9 @@ int main(int argc, char **argv)
 	    (o.command && job_set_command(&job, o.command, o.command_len) < 0) ||
 	    (o.kernel && job_set_kernel(&job, o.kernel) < 0))
 		return 2;
+	for (size_t i = 0; i < o.n_adds; i++)
+		if (job_add_file(&job, o.adds[i]) < 0)
+			return 2;
 	cfg = (struct executor_config){.run = job.run,
 				       .wall_ms = job.wall_ms,
 				       .slice_blocks = job.slice_blocks,

@@ -26,7 +26,7 @@ GUEST_OBJ   := $(BUILD)/guest/obj
 GUEST_TESTS := $(basename $(notdir $(wildcard guest/tests/*.c)))
 GUEST_CXX_TESTS := $(basename $(notdir $(wildcard guest/tests/*.cc)))
 GUEST_PLAIN_TESTS := $(GUEST_TESTS) $(GUEST_CXX_TESTS)
-GUEST_RT_SRC := start counter call tsan sync feedback threads spin fair sites
+GUEST_RT_SRC := start counter call tsan sync feedback threads spin fair sites walk
 GUEST_RT := $(GUEST_OBJ)/runtime/rewind-rt.o
 GUEST_RT_GLIBC := $(GUEST_OBJ)/runtime/rewind-rt-glibc.o
 GUEST_BINS  := $(GUEST_BIN)/rewind-init $(GUEST_PROGS:%=$(GUEST_BIN)/%) \

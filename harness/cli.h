@@ -60,6 +60,8 @@ struct cli {
 	uint64_t random_seconds;	    /* --seconds: its time budget (0: none) */
 	bool random_keep_going;		    /* --keep-going: on past failures, all N run */
 	uint8_t random_mode;
+	/* --walk: walks (pct mode's walk flag), not PCT samples */
+	bool random_walk;
 	uint64_t repeat; /* --replay: run it this many times */
 	bool trust;	 /* --trust: a replay may read the host paths an artifact names */
 	bool json;	 /* --json: a run's outcome, a replay's or explanation's verdict */

@@ -47,7 +47,8 @@ static void random_tally_print(const struct random_tally *t)
 /*
  * Random search, the baseline coverage guidance is measured against: fresh
  * inputs from the search's base distribution (draw_random_input: PCT
- * samples with --pct, 1-4 random injections otherwise), no feedback. Prints the
+ * samples with --pct, walks with --walk, 1-4 random injections otherwise), no
+ * feedback. Prints the
  * executions to the first failure, or how many ran without one.
  */
 int cmd_random(struct cli *c)
@@ -84,7 +85,10 @@ int cmd_random(struct cli *c)
 		struct harness_exec e;
 		size_t len;
 
-		draw_random_input(&d, c->random_mode, &in, &counts);
+		if (c->random_walk)
+			draw_walk_sample(&d, &in);
+		else
+			draw_random_input(&d, c->random_mode, &in, &counts);
 		len = input_encode(&in, buf);
 		if (harness_exec(&h, buf, len, &e) < 0) {
 			host_failed = true;
@@ -97,6 +101,9 @@ int cmd_random(struct cli *c)
 			       exec_class_name(h.first_failure_class),
 			       (unsigned long long)h.first_failure_exec,
 			       host_time_seconds_since(&t0));
+		else if (h.failures > failed) /* --keep-going: each later one (the gaps: trials) */
+			printf("random: failure (%s) at execution %llu\n", exec_class_name(e.cls),
+			       (unsigned long long)h.execs);
 		failed = h.failures;
 	}
 	if (!host_failed && !failed)

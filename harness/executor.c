@@ -153,6 +153,8 @@ static int run_once(struct executor *ex, const struct exec_input *input)
 	vm->cfg.counter_mode = input->mode == INPUT_MODE_COUNTER || input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct = input->mode == INPUT_MODE_PCT;
 	vm->cfg.pct_wide = vm->cfg.pct && (input->flags & INPUT_FLAG_WIDE);
+	vm->cfg.pct_walk = vm->cfg.pct && (input->flags & INPUT_FLAG_WALK);
+	vm->cfg.walk_profile = &ex->walk_profile;
 	vm->cfg.pct_events = ex->pct_events;
 	vm->cfg.racy =
 		vm->cfg.pct && (input->flags & INPUT_FLAG_RACY) && ex->racy_map && ex->racy_map->ok;
@@ -314,7 +316,11 @@ static int profile_pct(struct executor *ex)
 	int rc;
 
 	ex->vm.event_log = logged ? &ex->seed0_log : NULL;
+	/* the runtime counts each thread's events too: a walk's weights (vmm/pct.c) */
+	memset(&ex->walk_profile, 0, sizeof(ex->walk_profile));
+	ex->vm.cfg.walk_count = &ex->walk_profile;
 	rc = run_profile(ex, &profile);
+	ex->vm.cfg.walk_count = NULL;
 	ex->vm.event_log = NULL;
 	if (rc)
 		return rc;
@@ -541,60 +547,4 @@ void executor_close(struct executor *ex)
 	free(ex->seed0_log.at);
 	ex->seed0_log.at = NULL;
 	ex->vm_created = false;
-}
-
-void exec_result_print(const struct exec_result *res)
-{
-	fprintf(stderr, "%s: outcome %s", rw_log.program, exec_class_name(res->cls));
-	if (res->cls == CLASS_SIGNAL)
-		fprintf(stderr, " (the job was killed by SIG%s)",
-			sigabbrev_np(WTERMSIG(res->job_status)) ?: "?");
-	else if (res->cls == CLASS_EXIT)
-		fprintf(stderr, " (the job exited with %d)", WEXITSTATUS(res->job_status));
-	else if (res->cls != CLASS_PASS)
-		fprintf(stderr, " (%s)", res->detail);
-	fprintf(stderr, " at step %" PRIu64 ",", res->job_steps);
-	if (res->blocks)
-		fprintf(stderr, " %" PRIu64 " events,", res->blocks);
-	if (res->stepped)
-		fprintf(stderr, " %" PRIu64 " instructions stepped,", res->stepped);
-	if (res->features)
-		fprintf(stderr, " %" PRIu32 " interleaving features,", res->features);
-	fprintf(stderr, " %" PRIu64 " injections applied, trace 0x%016" PRIx64 "\n", res->injected,
-		res->trace_hash);
-}
-
-/* The wait status as JSON: an exit code, or the signal's name. */
-static void add_job_status(cJSON *o, const struct exec_result *res)
-{
-	if (!res->has_job_status) {
-		cJSON_AddNullToObject(o, "status");
-		return;
-	}
-	cJSON_AddNumberToObject(o, "status", res->job_status);
-	if (WIFEXITED(res->job_status))
-		cJSON_AddNumberToObject(o, "exit_code", WEXITSTATUS(res->job_status));
-	else if (WIFSIGNALED(res->job_status))
-		cJSON_AddStringToObject(o, "signal",
-					sigabbrev_np(WTERMSIG(res->job_status)) ?: "?");
-}
-
-cJSON *exec_result_to_json(const struct exec_result *res)
-{
-	cJSON *o = cJSON_CreateObject();
-	char hash[24];
-
-	if (!o)
-		return NULL;
-	cJSON_AddStringToObject(o, "class", exec_class_name(res->cls));
-	cJSON_AddStringToObject(o, "detail", res->detail ? res->detail : "");
-	add_job_status(o, res);
-	cJSON_AddNumberToObject(o, "steps", (double)res->job_steps);
-	cJSON_AddNumberToObject(o, "events", (double)res->blocks);
-	cJSON_AddNumberToObject(o, "stepped", (double)res->stepped);
-	cJSON_AddNumberToObject(o, "features", res->features);
-	cJSON_AddNumberToObject(o, "injections", (double)res->injected);
-	snprintf(hash, sizeof(hash), "0x%016" PRIx64, res->trace_hash);
-	cJSON_AddStringToObject(o, "trace", hash);
-	return o;
 }

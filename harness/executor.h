@@ -11,6 +11,7 @@
 #include "harness/exec_class.h"
 #include "schedule/input.h"
 #include "vmm/keyframe.h"
+#include "vmm/pct.h"
 #include "vmm/run_inputs.h"
 #include "vmm/vm.h"
 
@@ -70,6 +71,7 @@ struct executor {
 	uint64_t base_initrd_hash; /* XXH3-64 of the base initramfs */
 	uint64_t job_hash;	   /* XXH3-64 of the job's archive (command, added files) */
 	uint64_t pct_events;	   /* pct mode: events of the profile run (0: not profiled yet) */
+	struct pct_walk_profile walk_profile; /* ... and each thread's: a walk's weights */
 	/* pct inputs with the racy-events flag: the site maps of their keys,
 	 * each learned from logged profile runs before the first input of the
 	 * key (racy_profiled: one was tried) */

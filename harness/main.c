@@ -30,6 +30,7 @@ enum {
 	OPT_RANDOM_SEED,
 	OPT_COUNTER,
 	OPT_PCT,
+	OPT_WALK,
 	OPT_SECONDS,
 	OPT_KEEP_GOING,
 	OPT_REPEAT,
@@ -58,6 +59,7 @@ static const struct option other_options[] = {
 	{"random-seed", required_argument, NULL, OPT_RANDOM_SEED},
 	{"counter", no_argument, NULL, OPT_COUNTER},
 	{"pct", no_argument, NULL, OPT_PCT},
+	{"walk", no_argument, NULL, OPT_WALK},
 	{"seconds", required_argument, NULL, OPT_SECONDS},
 	{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 	{"repeat", required_argument, NULL, OPT_REPEAT},
@@ -160,6 +162,10 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 		return 0;
 	case OPT_PCT:
 		c->random_mode = INPUT_MODE_PCT;
+		return 0;
+	case OPT_WALK:
+		c->random_mode = INPUT_MODE_PCT;
+		c->random_walk = true;
 		return 0;
 	case OPT_SECONDS:
 		return number_parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);

@@ -407,6 +407,12 @@ void draw_change(struct draw_state *g, struct exec_input *in, const struct exec_
 	draw_add_injection(s, random_injection(g, in->mode, s));
 }
 
+void draw_walk_sample(struct draw_state *g, struct exec_input *in)
+{
+	*in = (struct exec_input){
+		.seed = draw_next(g), .mode = INPUT_MODE_PCT, .flags = INPUT_FLAG_WALK};
+}
+
 void draw_random_input(struct draw_state *g, uint8_t mode, struct exec_input *in,
 		       const struct draw_counts *c)
 {

@@ -88,6 +88,12 @@ uint64_t draw_new_seed(struct draw_state *d, const struct exec_input *in);
 void draw_pct_sample(struct draw_state *d, struct exec_input *in, const struct draw_counts *c);
 
 /*
+ * A fresh walk into in (pct mode, INPUT_FLAG_WALK): a new seed and no
+ * records; the runtime draws the walk from the seed (guest/runtime/walk.c).
+ */
+void draw_walk_sample(struct draw_state *d, struct exec_input *in);
+
+/*
  * One random change to in's schedule, as any mode but pct's own changes
  * make them: an injection moved, changed, added, removed or spliced from add
  * (another input, or NULL), or a new seed.

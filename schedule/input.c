@@ -98,6 +98,8 @@ static int check_header(const uint8_t *data, size_t len, char *why, size_t why_l
 	if ((flags & INPUT_FLAG_WIDE) && data[HDR_MODE] != INPUT_MODE_PCT)
 		return input_reject(why, why_len, "offset %d: wide priorities need pct mode",
 				    HDR_FLAGS);
+	if ((flags & INPUT_FLAG_WALK) && data[HDR_MODE] != INPUT_MODE_PCT)
+		return input_reject(why, why_len, "offset %d: walk needs pct mode", HDR_FLAGS);
 	/* A trailing partial record is ignored: afl-tmin shortens inputs from
 	 * the end a few bytes at a time, and must be able to drop a record. */
 	if ((len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE > SCHEDULE_MAX)
@@ -108,7 +110,8 @@ static int check_header(const uint8_t *data, size_t len, char *why, size_t why_l
 }
 
 /* Checks record i, whose bytes start at rec, in an input of the given mode. */
-static int check_record(const uint8_t *rec, size_t i, uint8_t mode, char *why, size_t why_len)
+static int check_record(const uint8_t *rec, size_t i, uint8_t mode, uint16_t flags, char *why,
+			size_t why_len)
 {
 	size_t off = INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE;
 	uint8_t kind = rec[REC_KIND];
@@ -135,6 +138,11 @@ static int check_record(const uint8_t *rec, size_t i, uint8_t mode, char *why, s
 	if ((kind == INJECT_PRIORITY || kind == INJECT_DEMOTE) && mode != INPUT_MODE_PCT)
 		return input_reject(why, why_len, "record %zu (offset %zu): %s needs pct mode", i,
 				    off + REC_KIND, injection_kind_name(kind));
+	if (kind == INJECT_DEMOTE && (flags & INPUT_FLAG_WALK))
+		return input_reject(why, why_len,
+				    "record %zu (offset %zu): demote in a walk (the walk draws "
+				    "its own switches)",
+				    i, off + REC_KIND);
 	if ((kind == INJECT_PRIORITY || kind == INJECT_DEMOTE) &&
 	    (arg == 0 || arg > INJECT_PRIO_MAX))
 		return input_reject(why, why_len,
@@ -154,7 +162,7 @@ int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *wh
 	count = (len - INPUT_HEADER_SIZE) / INPUT_RECORD_SIZE;
 	for (size_t i = 0; i < count; i++) {
 		rc = check_record(data + INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE, i,
-				  data[HDR_MODE], why, why_len);
+				  data[HDR_MODE], get_le16(data + HDR_FLAGS), why, why_len);
 		if (rc)
 			return rc;
 	}
@@ -220,16 +228,17 @@ int input_decode(const uint8_t *data, size_t len, struct exec_input *in)
 	in->mode = header[HDR_MODE] % INPUT_MODES;
 	in->flags = in->mode == INPUT_MODE_PCT ? header[HDR_FLAGS] & INPUT_FLAGS_KNOWN : 0;
 	in->seed = get_le64(header + HDR_SEED);
-	in->schedule.count = (uint32_t)(count < SCHEDULE_MAX ? count : SCHEDULE_MAX);
 	nkinds = input_kinds_of_mode(in->mode, kinds);
-	for (uint32_t i = 0; i < in->schedule.count; i++) {
-		const uint8_t *rec = data + INPUT_HEADER_SIZE + (size_t)i * INPUT_RECORD_SIZE;
+	in->schedule.count = 0;
+	for (size_t i = 0; i < count && i < SCHEDULE_MAX; i++) {
+		const uint8_t *rec = data + INPUT_HEADER_SIZE + i * INPUT_RECORD_SIZE;
 		uint8_t kind = rec[REC_KIND];
 
 		if (!memchr(kinds, kind, nkinds)) /* a kind the mode allows stays what it is */
 			kind = kinds[kind % nkinds];
-
-		in->schedule.at[i] = (struct injection){
+		if (kind == INJECT_DEMOTE && (in->flags & INPUT_FLAG_WALK))
+			continue; /* a walk draws its own switches: its demotes are dropped */
+		in->schedule.at[in->schedule.count++] = (struct injection){
 			.step = get_le32(rec + REC_STEP),
 			.arg = input_valid_arg(kind, get_le16(rec + REC_ARG)),
 			.kind = kind,

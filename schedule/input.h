@@ -54,8 +54,16 @@
  * to 48 change points below every thread's first priority, where 16..95
  * leaves room for 14 (docs/input-format.md).
  */
-#define INPUT_FLAG_WIDE	  2u
-#define INPUT_FLAGS_KNOWN (INPUT_FLAG_RACY | INPUT_FLAG_WIDE)
+#define INPUT_FLAG_WIDE 2u
+/*
+ * walk: the sampler is a random walk over the job's threads (URW), drawn in
+ * the guest runtime from the seed, not PCT's change points: every thread
+ * starts at one priority and at each schedule event the next thread is
+ * drawn, weighted by its remaining events (docs/input-format.md "Walks").
+ * A walk input has no `demote` records.
+ */
+#define INPUT_FLAG_WALK	  4u
+#define INPUT_FLAGS_KNOWN (INPUT_FLAG_RACY | INPUT_FLAG_WIDE | INPUT_FLAG_WALK)
 
 struct exec_input {
 	uint64_t seed;
@@ -87,8 +95,8 @@ int input_parse(const uint8_t *data, size_t len, struct exec_input *in, char *wh
  * keep an input valid): an input input_parse accepts means what it says;
  * any other is read field by field with every field made valid (missing
  * bytes are 0, the mode is taken modulo 3, a kind the mode does not allow
- * is taken modulo the kinds it allows, arguments
- * are brought into range, reserved bytes and the magic are ignored).
+ * is taken modulo the kinds it allows, a walk's `demote` records are
+ * dropped, arguments are brought into range, reserved bytes and the magic are ignored).
  * Returns 0 when data was valid as it is, 1 when it was made valid.
  */
 int input_decode(const uint8_t *data, size_t len, struct exec_input *in);

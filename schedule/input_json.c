@@ -64,7 +64,8 @@ static cJSON *injection_to_json(const struct injection *inj)
 /*
  * A header flag of pct mode, as JSON: key's value is on (the flag set) or
  * off (the default, the same as no key): "events": "racy" or "all" (racy
- * events), "priorities": "wide" or "narrow" (wide priorities).
+ * events), "priorities": "wide" or "narrow" (wide priorities), "sampler":
+ * "walk" or "pct" (a walk).
  */
 struct json_flag {
 	const char *key, *on, *off;
@@ -74,6 +75,7 @@ struct json_flag {
 static const struct json_flag json_flags[] = {
 	{"events", "racy", "all", INPUT_FLAG_RACY},
 	{"priorities", "wide", "narrow", INPUT_FLAG_WIDE},
+	{"sampler", "walk", "pct", INPUT_FLAG_WALK},
 };
 
 /* Writes in's pct header flags to o (none when clear); false if out of memory. */
@@ -322,8 +324,8 @@ static int flag_from_json(const cJSON *json, const struct json_flag *f, struct e
 static int header_from_json(const cJSON *json, struct exec_input *out, char *why, size_t why_len)
 {
 	/* the required keys, then the optional ones */
-	static const char *const keys[] = {"format",	 "version", "mode",	 "seed",
-					   "injections", "events",  "priorities"};
+	static const char *const keys[] = {"format",	 "version", "mode",	  "seed",
+					   "injections", "events",  "priorities", "sampler"};
 	const size_t required = 5;
 	const cJSON *format, *version, *mode, *seed;
 	uint32_t v;
@@ -397,6 +399,13 @@ int input_from_json(const cJSON *json, struct exec_input *in, char *why, size_t 
 					 &out.schedule.at[out.schedule.count], why, why_len);
 		if (rc)
 			return rc;
+		if (out.schedule.at[out.schedule.count].kind == INJECT_DEMOTE &&
+		    (out.flags & INPUT_FLAG_WALK))
+			return input_reject(why, why_len,
+					    "injections[%" PRIu32
+					    "]: demote in a walk (\"sampler\": "
+					    "\"walk\" draws its own switches)",
+					    out.schedule.count);
 		if (!mode_allows(out.mode, out.schedule.at[out.schedule.count].kind))
 			return input_reject(
 				why, why_len, "injections[%" PRIu32 "]: %s needs \"mode\": \"%s\"",

@@ -61,6 +61,9 @@ struct vm_counter {
 	 * fair scheduler (counter_go_fair) until fair_until */
 	bool fair;
 	uint64_t fair_until;
+	/* pct: the walk page of the process that counts each thread's events (vmm/pct.c) */
+	uint64_t walk_page;
+	uint32_t walk_pid;
 };
 
 /*

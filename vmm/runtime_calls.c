@@ -27,11 +27,15 @@ uint32_t runtime_call(struct vm *vm)
 	}
 	switch (regs.rdi) {
 	case REWIND_RT_THREAD_PRIORITY:
+		/* RSI: the runtime's walk page, from its start only (include/rewind/abi.h) */
+		if (regs.rsi)
+			return pct_runtime_start(vm, regs.rsi, (uint32_t)regs.rcx);
 		return pct_thread_priority(vm);
 	case REWIND_RT_FEEDBACK:
 		return feedback_register(vm, regs.rsi, (uint32_t)regs.rcx);
 	case REWIND_RT_FLUSH:
 		counter_settle(vm, regs.rsi, (uint32_t)regs.rcx);
+		pct_walk_flush(vm, (uint32_t)regs.rcx);
 		feedback_read(vm);
 		return 0;
 	case REWIND_RT_KERNEL_EVENTS:

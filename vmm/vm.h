@@ -28,6 +28,8 @@
 #define VM_BOOT_STUCK_MS     60000ull	   /* the stuck budget before READY, at least */
 #define VM_BOOT_STUCK_MS_MIB 1000ull	   /* and this much more per MiB of image to unpack */
 
+struct pct_walk_profile;
+
 struct vm_config {
 	uint64_t ram_size;
 	uint64_t epoch_ns;    /* wall clock at power-on */
@@ -37,7 +39,13 @@ struct vm_config {
 	bool counter_mode;    /* an instrumented job counts events; else it is told to stop */
 	bool pct;	      /* priority schedules (PCT): thread priorities and demotions */
 	bool pct_wide;	      /* pct: priorities drawn 50..95, not 16..95 (vmm/pct.c) */
-	uint64_t pct_events;  /* pct: the job's profiled events, what demote positions divide */
+	/* pct: a walk (the input's walk flag), weighted by the walk_profile
+	 * (NULL: equal weights); walk_count: a run that counts each thread's
+	 * events there (the job's profile run) */
+	bool pct_walk;
+	const struct pct_walk_profile *walk_profile;
+	struct pct_walk_profile *walk_count;
+	uint64_t pct_events; /* pct: the job's profiled events, what demote positions divide */
 	/* pct, an input with the racy-events flag: the quiet sites of the
 	 * profile runs (REWIND_SITE_BYTES, vmm/sites.c) and the profile's events
 	 * counted as such a run counts them */

@@ -48,26 +48,12 @@ static uint32_t read_counter(uintptr_t pc, uintptr_t addr, uint32_t what)
 	return next;
 }
 
-/*
- * The countdown ran down at the event at pc on addr. The countdown is stored
- * first: the other threads run on it when this one loses the CPU.
+/* The VMM's answer, once the countdown is stored: a priority, a preemption, the fair continuation.
  */
-__attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what)
+static void take_answer(uint32_t next)
 {
-	uint32_t next, prio;
+	uint32_t prio = next >> REWIND_COUNTER_PRIO_SHIFT & REWIND_COUNTER_PRIO_MASK;
 
-	if (!counting) {
-		rt_countdown = UINT32_MAX;
-		return;
-	}
-	next = read_counter(pc, addr, what);
-	if (next == 0) {
-		counting = 0;
-		rt_countdown = UINT32_MAX;
-		return;
-	}
-	rt_countdown = next & REWIND_COUNTER_COUNT_MASK;
-	prio = next >> REWIND_COUNTER_PRIO_SHIFT & REWIND_COUNTER_PRIO_MASK;
 	if (prio && prio != REWIND_COUNTER_PRIO_FAIR)
 		rt_set_priority(prio);
 	if (next & REWIND_COUNTER_PREEMPT)
@@ -78,6 +64,65 @@ __attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr
 	/* after the OUTL: with a timer held at this read, that must be the next exit (vmm/vm.c) */
 	if (prio == REWIND_COUNTER_PRIO_FAIR)
 		rt_schedule_fairly();
+}
+
+/*
+ * A walk, or the profile run that counts each thread's events (walk.c):
+ * the runtime's own countdown runs beside the VMM's, and rt_countdown is
+ * the nearer of the two. vmm_left is the VMM's as of the last time
+ * rt_countdown was set, to armed; the VMM is read exactly when its own
+ * runs out, so it sees the same reads as without the walk's.
+ */
+static uint32_t vmm_left, armed;
+
+static void own_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what)
+{
+	uint32_t next = 0, own;
+
+	vmm_left -= armed;
+	own = rt_walk_events(armed);
+	if (!vmm_left) {
+		next = read_counter(pc, addr, what);
+		if (next == 0) {
+			counting = 0;
+			rt_countdown = UINT32_MAX;
+			return;
+		}
+		vmm_left = next & REWIND_COUNTER_COUNT_MASK;
+	}
+	armed = own < vmm_left ? own : vmm_left;
+	rt_countdown = armed;
+	if (next)
+		take_answer(next);
+	/* a priority from the VMM (a time slice's end) stands until the walk's next point */
+	if (!(next >> REWIND_COUNTER_PRIO_SHIFT & REWIND_COUNTER_PRIO_MASK))
+		rt_walk_switch();
+}
+
+/*
+ * The countdown ran down at the event at pc on addr. The countdown is stored
+ * first: the other threads run on it when this one loses the CPU.
+ */
+__attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what)
+{
+	uint32_t next;
+
+	if (!counting) {
+		rt_countdown = UINT32_MAX;
+		return;
+	}
+	if (rt_walk_own_countdown) {
+		own_countdown_expired(pc, addr, what);
+		return;
+	}
+	next = read_counter(pc, addr, what);
+	if (next == 0) {
+		counting = 0;
+		rt_countdown = UINT32_MAX;
+		return;
+	}
+	rt_countdown = next & REWIND_COUNTER_COUNT_MASK;
+	take_answer(next);
 }
 
 void __sanitizer_cov_trace_pc(void)
@@ -100,6 +145,7 @@ void rt_counter_start(void)
 void rt_counter_forked(void)
 {
 	rt_process = (uint32_t)getpid();
+	rt_walk_forked(); /* the child's countdown is the VMM's alone */
 	if (counting)
 		rt_countdown_expired(0, 0, 0);
 }
@@ -107,5 +153,11 @@ void rt_counter_forked(void)
 /* The program exits normally: the VMM takes the feedback while it still can. */
 void rt_counter_flush(void)
 {
-	rt_call(REWIND_RT_FLUSH, counting ? rt_countdown : 0, rt_process);
+	uint32_t left = rt_countdown;
+
+	if (counting && rt_walk_own_countdown) { /* the VMM's part, and the last events counted */
+		left = vmm_left - (armed - rt_countdown);
+		rt_walk_events(armed - rt_countdown);
+	}
+	rt_call(REWIND_RT_FLUSH, counting ? left : 0, rt_process);
 }

@@ -106,6 +106,9 @@ void rt_schedule_fairly(void);
 /* Spin-waits (spin.c): a load of size bytes at addr, a store to addr, by this thread. */
 void rt_spin_load(uintptr_t addr, unsigned long size);
 void rt_spin_store(uintptr_t addr);
+/* A lock taken, a lock released (after the release), by this thread (sync.c). */
+void rt_spin_locked(void);
+void rt_spin_unlocked(void);
 
 /* Whether addr lies on the calling thread's own stack (its accesses are no events). */
 int rt_on_own_stack(uintptr_t addr);
@@ -134,6 +137,37 @@ void rt_feedback_register(void);
 
 /* Registers the site map with the VMM, which says whether this run counts racy events (sites.c). */
 void rt_sites_register(void);
+
+/*
+ * A walk (walk.c, include/rewind/abi.h): rt_walk_on in a walk run;
+ * rt_walk_own_countdown when the runtime keeps a countdown of its own
+ * beside the VMM's (a walk, or the profile run that counts each thread's
+ * events). The start's priority call, which says which; a forked child
+ * walks no more.
+ */
+extern int rt_walk_on;
+extern int rt_walk_own_countdown;
+uint32_t rt_walk_start(void);
+void rt_walk_forked(void);
+/*
+ * The own countdown ran out after made events (the caller's): returns the
+ * events to its next end (UINT32_MAX: none); a switch may be due there,
+ * which rt_walk_switch makes once the countdown is stored.
+ */
+uint32_t rt_walk_events(uint32_t made);
+void rt_walk_switch(void);
+/* A thread is being created (its start routine, argument and priority may
+ * change), a thread ends, a thread enters (1) or leaves (0) a wrapper that
+ * may block. */
+void rt_walk_creating(void *(**fn)(void *), void **arg, uint32_t *prio);
+void rt_walk_thread_ended(void);
+void rt_walk_waiting(int waits);
+
+static inline void rt_walk_wait(int waits)
+{
+	if (__builtin_expect(rt_walk_on, 0))
+		rt_walk_waiting(waits);
+}
 
 #define RT_CALLER() ((uintptr_t)__builtin_return_address(0))
 

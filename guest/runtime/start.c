@@ -43,8 +43,8 @@ __attribute__((constructor(101))) static void runtime_start(void)
 	    (ioperm(REWIND_RUNTIME_PORTS, REWIND_RUNTIME_PORTS_SPAN, 1) < 0 && errno != EPERM))
 		return;
 	rt_under_rewind = 1;
-	rt_on_own_stack(0); /* the main thread's stack bounds, from here */
-	prio = rt_call(REWIND_RT_THREAD_PRIORITY, 0, 0);
+	rt_on_own_stack(0);	/* the main thread's stack bounds, from here */
+	prio = rt_walk_start(); /* the main thread's priority, and whether this run walks */
 	if (prio) {
 		rt_pct_priorities = 1;
 		rt_set_priority(prio);

@@ -51,6 +51,7 @@ static void sync_event(uintptr_t pc, const volatile void *obj, int writes)
 static int locked(uintptr_t pc, const volatile void *lock, int rc)
 {
 	if (rc == 0) {
+		rt_spin_locked();
 		rt_feedback_store(pc, (uintptr_t)lock);
 		rt_feedback_lock(pc, (uintptr_t)lock);
 	}
@@ -70,15 +71,22 @@ static int unlocking(uintptr_t pc, const volatile void *lock)
 	int WRAP(name)(type * l)                                                                   \
 	{                                                                                          \
 		uintptr_t pc = RT_CALLER();                                                        \
+		int rc;                                                                            \
 		sync_event(pc, l, 0);                                                              \
-		return locked(pc, l, REAL(name)(l));                                               \
+		rt_walk_wait(1);                                                                   \
+		rc = REAL(name)(l);                                                                \
+		rt_walk_wait(0);                                                                   \
+		return locked(pc, l, rc);                                                          \
 	}
 #define UNLOCK_WRAPPER(name, type)                                                                 \
 	int WRAP(name)(type * l);                                                                  \
 	int WRAP(name)(type * l)                                                                   \
 	{                                                                                          \
+		int rc;                                                                            \
 		unlocking(RT_CALLER(), l);                                                         \
-		return REAL(name)(l);                                                              \
+		rc = REAL(name)(l);                                                                \
+		rt_spin_unlocked(); /* after the release: a spin's yield may be due */             \
+		return rc;                                                                         \
 	}
 
 LOCK_WRAPPER(pthread_mutex_lock, pthread_mutex_t)
@@ -96,8 +104,14 @@ int WRAP(pthread_cond_wait)(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	uintptr_t pc = RT_CALLER();
 
+	int rc;
+
 	unlocking(pc, m);
-	return locked(pc, m, REAL(pthread_cond_wait)(c, m));
+	rt_spin_unlocked();
+	rt_walk_wait(1);
+	rc = REAL(pthread_cond_wait)(c, m);
+	rt_walk_wait(0);
+	return locked(pc, m, rc);
 }
 
 int WRAP(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t);
@@ -107,7 +121,10 @@ int WRAP(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const st
 	int rc;
 
 	unlocking(pc, m);
+	rt_spin_unlocked();
+	rt_walk_wait(1);
 	rc = REAL(pthread_cond_timedwait)(c, m, t);
+	rt_walk_wait(0);
 	locked(pc, m, rc == 0 || rc == ETIMEDOUT ? 0 : rc);
 	return rc;
 }
@@ -129,8 +146,13 @@ int WRAP(pthread_cond_broadcast)(pthread_cond_t *c)
 int WRAP(pthread_join)(pthread_t t, void **ret);
 int WRAP(pthread_join)(pthread_t t, void **ret)
 {
+	int rc;
+
 	rt_event(RT_CALLER(), 0, RT_EV_SYNC);
-	return REAL(pthread_join)(t, ret);
+	rt_walk_wait(1);
+	rc = REAL(pthread_join)(t, ret);
+	rt_walk_wait(0);
+	return rc;
 }
 
 /* The new thread's attributes: the caller's, plus its priority from the VMM. */
@@ -159,6 +181,7 @@ int WRAP(pthread_create)(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(v
 
 	rt_event(RT_CALLER(), 0, RT_EV_SYNC);
 	prio = rt_call(REWIND_RT_THREAD_PRIORITY, 0, 0);
+	rt_walk_creating(&fn, &arg, &prio); /* a walk numbers and starts it (walk.c) */
 	if (prio)
 		attr = with_priority(attr, &own, prio);
 	rt_thread_creating();

@@ -31,6 +31,7 @@ static void update_events_off(void)
 static void thread_ended(void *unused)
 {
 	(void)unused;
+	rt_walk_thread_ended();
 	__atomic_sub_fetch(&threads_live, 1, __ATOMIC_RELAXED);
 	update_events_off();
 }

@@ -312,4 +312,45 @@ struct rewind_event {
 /* The emulated user-space RDTSC runs at this rate: ticks = now_ns * tsc_khz / 1e6. */
 #define REWIND_TSC_KHZ 1000000u /* 1 GHz: one tick per virtual ns */
 
+/*
+ * A walk (pct mode, an input with the walk flag): the instrumented runtime
+ * draws which thread runs next at its own schedule points, from a seed and
+ * each thread's remaining events (guest/runtime/walk.c); the VMM stays out
+ * of the per-event path. The guest kernel has no part in it.
+ *
+ * The runtime's start calls REWIND_RT_THREAD_PRIORITY with RSI the
+ * page-aligned user address of its struct rewind_walk (resident) and RCX
+ * its process id. The answer's bits 0..7 are the main thread's priority as
+ * always; its bits 8 and up say what the runtime does with the page:
+ *   REWIND_WALK_ON: this run is a walk; the VMM wrote the seed and the
+ *     profile's events of each thread into the page;
+ *   REWIND_WALK_COUNT: the job's profile run; the runtime counts each
+ *     thread's events into events[] and the VMM reads them at
+ *     REWIND_RT_FLUSH from that process.
+ * RSI 0 (a new thread's priority, the guest kernel, an older runtime): the
+ * priority alone. Threads are numbered in the order the process created
+ * them, the main thread 0.
+ */
+#define REWIND_WALK_PRIO_MASK 0xffu	/* the answer's priority */
+#define REWIND_WALK_ON	      (1u << 8) /* a walk: seed and events are written */
+#define REWIND_WALK_COUNT     (1u << 9) /* count each thread's events into events[] */
+#define REWIND_WALK_THREADS   1020u	/* threads a page holds: one page in all */
+
+struct rewind_walk {
+	__u64 seed;    /* the walk's seed (REWIND_WALK_ON) */
+	__u32 threads; /* events[] entries filled in (0: no profile, every weight equal) */
+	__u32 reserved;
+	__u32 events[REWIND_WALK_THREADS]; /* each thread's events, by creation order */
+};
+
+/*
+ * A walk's SCHED_FIFO priorities: every thread rests at the VMM's priority
+ * (the same for all threads, vmm/pct.c), the thread the walk chose runs at
+ * REWIND_WALK_PRIO_RUN, a new thread starts at REWIND_WALK_PRIO_START only
+ * to register itself, then rests.
+ */
+#define REWIND_WALK_PRIO_REST  50u
+#define REWIND_WALK_PRIO_RUN   97u
+#define REWIND_WALK_PRIO_START 98u
+
 #endif /* _ASM_X86_REWIND_ABI_H */

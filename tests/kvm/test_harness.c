@@ -795,6 +795,39 @@ static void test_a_wait_on_a_count_on_the_stack_is_never_stuck(void **state)
 }
 
 /*
+ * guest/tests/emulated_tas.c: a spin lock on a test-and-set emulated
+ * under a mutex (libatomic_ops' pthread build). A waiter stores the SET it
+ * found in every turn of its spin, with the mutex held. The runtime takes
+ * that store for no change, and yields for the spin once the waiter has
+ * released the mutex (guest/runtime/spin.c): no pct sample waits for the
+ * VMM's 200,000-event slice (these 20: 9,899 events a run, 13,507 at
+ * most). Before, a store took the address out, the spin was never seen,
+ * and the samples ran to 611,466 events (mean 291,081); yielding with the
+ * mutex held, one of 40 samples ran to 10,205,915.
+ */
+static void test_a_spin_on_an_emulated_test_and_set_yields(void **state)
+{
+	static const char *const counter[] = {"--counter -- /tests/emulated_tas"};
+	struct run *r = new_run();
+	unsigned long mean = 0, max = 0;
+	const char *at;
+
+	(void)state;
+	expect_never_stuck(counter, 1, 20);
+	sh(HARNESS " --random 20 --pct --random-seed 1 --stuck-ms 10000 --artifacts " DIR
+		   "/tas-art -- /tests/emulated_tas",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "random: no failure in 20 executions"));
+	assert_null(strstr(r->out, "stuck"));
+	at = strstr(r->out, "events a run: mean ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "events a run: mean %lu, max %lu", &mean, &max), 2);
+	print_message("emulated_tas: pct samples, events a run: mean %lu, max %lu\n", mean, max);
+	assert_true(max < 100000);
+}
+
+/*
  * The fair continuation (vmm/vm.c step_budget_spent): a pct run still going
  * when its step budget runs out is no livelock yet; it goes on for one more
  * budget under the kernel's fair scheduler. guest/tests/poll_slots.c (a
@@ -866,6 +899,30 @@ static void test_random_search_runs_and_counts(void **state)
 	assert_non_null(strstr(r->out, "random: first failure (signal) after 1 executions, "));
 	assert_non_null(strstr(r->out, "random: 6 executions in "));
 	assert_null(strstr(r->out, "random: no failure"));
+}
+
+/*
+ * Walks (pct mode's walk flag, guest/runtime/walk.c): a walk of a
+ * many-thread example replays identically (the runtime draws it from the
+ * seed, in the guest), and walks drawn with seed 1 find config_publish_10's
+ * torn publish within a fixed count (the same seed gives the same walks).
+ */
+static void test_walks_replay_and_find_a_many_thread_bug(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh("printf '{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\",\"seed\":\"5\","
+	   "\"sampler\":\"walk\",\"injections\":[]}' >" DIR "/walk.json && " HARNESS
+	   " --from-json " DIR "/walk.json -o " DIR "/walk.bin && " HARNESS " --replay " DIR
+	   "/walk.bin --repeat 2 -- /tests/turn_game",
+	   r);
+	expect_status(r, 0, "same outcome and trace every time, 2 runs");
+	sh(HARNESS " --random 50 --walk --random-seed 1 --artifacts " DIR "/walk-art -- "
+		   "/tests/config_publish_10",
+	   r);
+	expect_status(r, 1, NULL);
+	assert_non_null(strstr(r->out, "random: first failure (signal) after 1 executions, "));
 }
 
 /*
@@ -1861,6 +1918,19 @@ static void test_rewind_fuzz_finds_the_uninstrumented_check_then_act(void **stat
 }
 
 /*
+ * The bundled ledger given as a user's plain job (-- /bin/ledger: no Rewind
+ * code, threads): pct mode over its accesses, and the mutator's fresh
+ * samples shared between PCT and stalls at exits, which reach its race
+ * across a write() in a few executions (priority schedules alone took
+ * thousands).
+ */
+static void test_rewind_fuzz_finds_the_ledger_given_as_a_plain_job(void **state)
+{
+	(void)state;
+	rewind_fuzz_finds("/bin/ledger", 300, "the job is not instrumented", "ledger: lost update");
+}
+
+/*
  * The mission's own command line: plain afl-fuzz, no custom mutator and no
  * AFL_* variable, finds the lost update (its byte mutations decoded into
  * schedules). It is stopped once the harness has noted its first failure
@@ -1917,20 +1987,6 @@ static void expect_out(const struct run *r, const char *want)
 	if (!strstr(r->out, want))
 		fail_msg("no '%s' in the explanation:\n%s\nstderr:\n%s", want, r->out, r->err);
 }
-/*
- * The bundled ledger given as a user's plain job (-- /bin/ledger: no Rewind
- * code, threads): pct mode over its accesses, and the mutator's fresh
- * samples shared between PCT and stalls at exits, which reach its race
- * across a write() in a few executions (priority schedules alone took
- * thousands).
- */
-static void test_rewind_fuzz_finds_the_ledger_given_as_a_plain_job(void **state)
-{
-	(void)state;
-	rewind_fuzz_finds("/bin/ledger", 300, "the job is not instrumented",
-			  "ledger: lost update");
-}
-
 
 /*
  * rewind explain --json on an explained failure (the minimal artifact: a
@@ -2061,6 +2117,119 @@ static void test_explain_names_the_racing_pair(void **state)
 	expect_out(r, "in worker (guest/tests/lost_update.c:");
 	expect_out(r, "in the failing run the store comes after the load");
 	expect_out(r, "demote to priority 2");
+}
+
+/*
+ * A compare-and-swap or a fetch-and-add in the racing pair is named an
+ * atomic read-modify-write (its event's kind), never a plain read: the
+ * checker's load-add-load on a counter that the adder adds to at once.
+ */
+static void test_explain_names_an_atomic_read_modify_write(void **state)
+{
+	struct run *r = new_run();
+	char artifact[512];
+
+	(void)state;
+	sh("printf '%s\\n' '#include <pthread.h>' '#include <stdlib.h>' 'static long hits;'"
+	   " 'static void *checker(void *a) {'"
+	   " '  for (int i = 0; i < 50; i++) {'"
+	   " '    long before = hits;'"
+	   " '    __atomic_fetch_add(&hits, 1, __ATOMIC_SEQ_CST);'"
+	   " '    if (hits != before + 1) abort();'"
+	   " '  }'"
+	   " '  return a;'"
+	   " '}'"
+	   " 'static void *adder(void *a) { __atomic_fetch_add(&hits, 100, __ATOMIC_SEQ_CST);"
+	   " return a; }'"
+	   " 'int main(void) {'"
+	   " '  pthread_t a, b;'"
+	   " '  pthread_create(&a, 0, checker, 0);'"
+	   " '  pthread_create(&b, 0, adder, 0);'"
+	   " '  pthread_join(a, 0);'"
+	   " '  pthread_join(b, 0);'"
+	   " '  return 0;'"
+	   " '}' >" DIR "/cas_pair.c && guest/rewind-cc -O2 -g -o " DIR "/cas_pair " DIR
+	   "/cas_pair.c && rm -rf " DIR "/cas-art && " HARNESS " --add " DIR
+	   "/cas_pair:/bin/cas_pair --random 60 --pct --random-seed 1 --artifacts " DIR
+	   "/cas-art -- /bin/cas_pair >/dev/null 2>&1; ls " DIR
+	   "/cas-art/signal-*.json | head -n 1",
+	   r);
+	expect_status(r, 0, NULL);
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	explain(artifact, " --trust", r);
+	expect_out(r, "Racing pair (the order of these two accesses decides):");
+	expect_out(r, "does an atomic read-modify-write at 0x");
+	expect_out(r, "in adder (");
+	assert_null(strstr(r->out, " reads 0x"));
+}
+
+/*
+ * A dynamically linked PIE (gcc -O2 -g -pthread, glibc): ASLR places the
+ * program and its libraries at the run's own bases, which the explanation
+ * reads from the job's page tables; the racing pair is named in the
+ * program's functions, not "??".
+ */
+static void test_explain_names_code_in_a_dynamic_pie(void **state)
+{
+	struct run *r = new_run();
+	char artifact[512];
+
+	(void)state;
+	sh("cc -O2 -g -pthread -o " DIR "/cta_pie guest/tests/check_then_act.c && rm -rf " DIR
+	   "/pie-art && " HARNESS " --add " DIR "/cta_pie --random 100 --pct --random-seed 1 "
+	   "--artifacts " DIR "/pie-art -- /bin/cta_pie >/dev/null 2>&1; ls " DIR
+	   "/pie-art/signal-*.json | head -n 1",
+	   r);
+	expect_status(r, 0, NULL);
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	explain(artifact, " --trust", r);
+	expect_out(r, "Racing pair (the order of these two accesses decides):");
+	expect_out(r, "guest/tests/check_then_act.c:");
+	expect_out(r, "inlined into sign_up (");
+	assert_null(strstr(r->out, "in ??"));
+}
+
+/*
+ * The job as the guest sees it: an untrusted artifact's added file given
+ * again with --add (the same bytes at the same guest path, from another
+ * host path) leaves the job the artifact's, and the replay is checked as
+ * the same run; another file there changes it. A relative command run
+ * from --cwd (libevent's ./regress) is found for code locations where the
+ * guest found it.
+ */
+static void test_the_same_add_is_the_same_job(void **state)
+{
+	struct run *r = new_run();
+	char inj[128], cmd[1024], artifact[512];
+
+	(void)state;
+	snprintf(inj, sizeof(inj), "{\"step\":%d,\"kind\":\"stall\",\"us\":15000}",
+		 LOST_UPDATE_STEP);
+	write_input(DIR "/same-add-in", inj);
+	sh("rm -rf " DIR "/same-add-art && " HARNESS " --artifacts " DIR
+	   "/same-add-art --add build/guest/bin/ledger:/work/ledger --cwd /work " DIR
+	   "/same-add-in -- ./ledger >/dev/null 2>&1; ls " DIR "/same-add-art/signal-*.json",
+	   r);
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	snprintf(cmd, sizeof(cmd),
+		 "cp build/guest/bin/ledger " DIR "/same-ledger && " HARNESS
+		 " --replay %s --add " DIR "/same-ledger:/work/ledger",
+		 artifact);
+	sh(cmd, r);
+	expect_status(r, 1, "replay identical (outcome, step and trace as in the artifact");
+	assert_non_null(strstr(r->err, "the job is the artifact's: --add gives the guest the "
+				       "same files at the same paths"));
+	assert_null(strstr(r->err, "changed"));
+	snprintf(cmd, sizeof(cmd), HARNESS " --replay %s --add build/guest/bin/true:/work/ledger",
+		 artifact);
+	sh(cmd, r);
+	expect_status(r, 3, "does not reproduce with the changed job: outcome pass");
+	assert_non_null(strstr(r->err, "replaying with the artifact's job changed: --add "
+				       "build/guest/bin/true:/work/ledger"));
+	explain(artifact, " --trust", r);
+	expect_out(r, "the main thread of ./ledger");
+	expect_out(r, "deposit (guest/ledger.c:");
+	assert_null(strstr(r->err, "not in the guest's archives"));
 }
 
 /*
@@ -2571,12 +2740,14 @@ int main(void)
 		cmocka_unit_test(test_a_spin_on_a_flag_lets_the_other_thread_run),
 		cmocka_unit_test(test_threads_that_exit_together_are_never_stuck),
 		cmocka_unit_test(test_a_wait_on_a_count_on_the_stack_is_never_stuck),
+		cmocka_unit_test(test_a_spin_on_an_emulated_test_and_set_yields),
 		cmocka_unit_test(test_a_pct_run_out_of_steps_goes_on_fairly),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_pct_one_change_point_finds_the_lost_update),
 		cmocka_unit_test(test_pct_mode_counts_a_runners_and_its_childs_events_apart),
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
 		cmocka_unit_test(test_random_search_runs_and_counts),
+		cmocka_unit_test(test_walks_replay_and_find_a_many_thread_bug),
 		cmocka_unit_test(test_racy_events_count_the_shared_data),
 		cmocka_unit_test(test_wide_samples_find_and_replay),
 		cmocka_unit_test(test_racy_maps_are_kept_per_key),
@@ -2589,6 +2760,9 @@ int main(void)
 		cmocka_unit_test(test_explain_names_the_stalled_deposit),
 		cmocka_unit_test(test_explain_names_count_in_tally),
 		cmocka_unit_test(test_explain_names_the_racing_pair),
+		cmocka_unit_test(test_explain_names_an_atomic_read_modify_write),
+		cmocka_unit_test(test_the_same_add_is_the_same_job),
+		cmocka_unit_test(test_explain_names_code_in_a_dynamic_pie),
 		cmocka_unit_test(test_replay_is_honest),
 		cmocka_unit_test(test_crafted_artifacts_are_refused),
 		cmocka_unit_test(test_a_flood_is_a_bounded_failure),
@@ -2609,6 +2783,7 @@ int main(void)
 		cmocka_unit_test(test_rewind_fuzz_finds_the_tcp_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_unix_socket_server_bug),
 		cmocka_unit_test(test_rewind_fuzz_finds_the_uninstrumented_check_then_act),
+		cmocka_unit_test(test_rewind_fuzz_finds_the_ledger_given_as_a_plain_job),
 		cmocka_unit_test(test_pct_mode_traps_a_plain_binarys_shared_memory),
 		cmocka_unit_test(test_pct_mode_leaves_a_dynamic_binarys_c_library_out),
 		cmocka_unit_test(test_pct_mode_survives_a_fork_of_a_trapped_process),
@@ -2625,4 +2800,3 @@ int main(void)
 		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
-		cmocka_unit_test(test_rewind_fuzz_finds_the_ledger_given_as_a_plain_job),

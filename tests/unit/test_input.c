@@ -311,8 +311,35 @@ static void test_parse_rejections(void **state)
 		assert_int_equal(input_parse(buf, len, &in, NULL, 0), 0);
 		assert_int_equal(in.flags, INPUT_FLAG_RACY | INPUT_FLAG_WIDE);
 	}
+	/* walk (bit 2): pct mode only, and no demote records (priority records stay) */
 	buf[6] = 4;
-	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x0004)");
+	buf[5] = INPUT_MODE_COUNTER;
+	expect_reject(buf, len, "offset 6: walk needs pct mode");
+	buf[5] = INPUT_MODE_PCT;
+	{
+		struct exec_input in;
+		static uint8_t out[INPUT_MAX_SIZE];
+
+		assert_int_equal(input_parse(buf, len, &in, NULL, 0), 0);
+		assert_int_equal(in.flags, INPUT_FLAG_WALK);
+		assert_int_equal(input_encode(&in, out), len);
+		assert_memory_equal(out, buf, len);
+		buf[6] = 5;
+		assert_int_equal(input_parse(buf, len, &in, NULL, 0), 0);
+		assert_int_equal(in.flags, INPUT_FLAG_WALK | INPUT_FLAG_RACY);
+		buf[6] = 4;
+		record(buf, 0, 3, INJECT_DEMOTE, 0, 5);
+		expect_reject(buf, len + INPUT_RECORD_SIZE,
+			      "record 0 (offset 20): demote in a walk (the walk draws its own "
+			      "switches)");
+		record(buf, 0, 3, INJECT_PRIORITY, 0, 5);
+		assert_int_equal(input_parse(buf, len + INPUT_RECORD_SIZE, &in, NULL, 0), 0);
+		assert_int_equal(in.schedule.at[0].kind, INJECT_PRIORITY);
+		header(buf, 1);
+		buf[5] = INPUT_MODE_PCT;
+	}
+	buf[6] = 8;
+	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x0008)");
 	buf[6] = 0;
 	buf[7] = 0x80;
 	expect_reject(buf, len, "offset 6: reserved header bits are set (flags 0x8000)");
@@ -1277,6 +1304,39 @@ static void test_pct_mode_json(void **state)
 	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
 			   "\"seed\":\"9\",\"priorities\":48,\"injections\":[]}",
 			   "\"priorities\" must be \"wide\" or \"narrow\"");
+
+	/* a walk: "sampler": "walk", both ways; "pct" is the default; no demote in a walk */
+	in.flags = INPUT_FLAG_WALK;
+	text = json_text(&in);
+	assert_string_equal(text, "{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				  "\"seed\":\"0x0000000000000009\",\"sampler\":\"walk\","
+				  "\"injections\":[]}");
+	assert_int_equal(from_text(text, &back, why, sizeof(why)), 0);
+	assert_same_input(&back, &in, "pct JSON, a walk");
+	cJSON_free(text);
+	assert_int_equal(from_text("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				   "\"seed\":\"9\",\"sampler\":\"pct\",\"injections\":[]}",
+				   &back, why, sizeof(why)),
+			 0);
+	assert_int_equal(back.flags, 0);
+	assert_int_equal(from_text("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+				   "\"seed\":\"9\",\"sampler\":\"walk\",\"injections\":[{"
+				   "\"thread\":1,\"kind\":\"priority\",\"priority\":40}]}",
+				   &back, why, sizeof(why)),
+			 0);
+	assert_int_equal(back.flags, INPUT_FLAG_WALK);
+	assert_int_equal(back.schedule.count, 1);
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"counter\","
+			   "\"seed\":\"9\",\"sampler\":\"walk\",\"injections\":[]}",
+			   "\"sampler\": \"walk\" needs pct mode");
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			   "\"seed\":\"9\",\"sampler\":\"urw\",\"injections\":[]}",
+			   "\"sampler\" must be \"walk\" or \"pct\"");
+	expect_text_reject("{\"format\":\"rewind-input\",\"version\":1,\"mode\":\"pct\","
+			   "\"seed\":\"9\",\"sampler\":\"walk\",\"injections\":[{"
+			   "\"position\":3,\"kind\":\"demote\",\"priority\":5}]}",
+			   "injections[0]: demote in a walk (\"sampler\": \"walk\" draws its own "
+			   "switches)");
 	in.flags = 0;
 
 	/* each kind takes its own key for where it acts */
@@ -1371,11 +1431,11 @@ static void oracle_decode(const uint8_t *d, size_t len, struct exec_input *in)
 	for (size_t i = 0; i < len && i < 16; i++)
 		hdr[i] = d[i];
 	in->mode = hdr[5] % 3;
-	in->flags = in->mode == 2 ? hdr[6] & 3 : 0; /* racy-events, wide: pct mode only */
+	in->flags = in->mode == 2 ? hdr[6] & 7 : 0; /* racy-events, wide, walk: pct mode only */
 	in->seed = get_bytes_le(hdr + 8, 8);
-	in->schedule.count = (uint32_t)(count < 256 ? count : 256);
+	in->schedule.count = 0;
 	kinds = mode_kinds(in->mode, &nkinds);
-	for (uint32_t i = 0; i < in->schedule.count; i++) {
+	for (uint32_t i = 0; i < count && i < 256; i++) {
 		const uint8_t *r = d + 16 + 8 * i;
 		uint8_t kind = r[4];
 		bool allowed = false;
@@ -1392,7 +1452,9 @@ static void oracle_decode(const uint8_t *d, size_t len, struct exec_input *in)
 			arg = 1 + arg % 4096;
 		else if (kind == INJECT_PRIORITY || kind == INJECT_DEMOTE)
 			arg = 1 + arg % 99;
-		in->schedule.at[i] = (struct injection){
+		if (kind == INJECT_DEMOTE && (in->flags & 4)) /* a walk's demotes are dropped */
+			continue;
+		in->schedule.at[in->schedule.count++] = (struct injection){
 			.step = (uint32_t)get_bytes_le(r, 4), .arg = (uint16_t)arg, .kind = kind};
 	}
 }
@@ -1430,6 +1492,21 @@ static void test_decode_examples(void **state)
 	assert_int_equal(in.schedule.at[0].step, 0x01020304);
 	assert_int_equal(in.schedule.at[0].kind, INJECT_RESCHED); /* pct's first kind */
 	assert_int_equal(in.schedule.at[0].arg, 0);		  /* resched: no argument */
+
+	/* a walk (flag bit 2) made valid: its demote records are dropped, the rest stay */
+	header(buf, 5);
+	buf[5] = INPUT_MODE_PCT;
+	buf[6] = 4;
+	buf[7] = 0x10;				   /* a reserved bit: the input is made valid */
+	record(buf, 0, 1, INJECT_PRIORITY, 0, 39); /* 1 + 39 % 99 */
+	record(buf, 1, 9, INJECT_DEMOTE, 0, 3);
+	len = record(buf, 2, 30, INJECT_RESCHED, 0, 0);
+	assert_int_equal(decode(buf, len, &in), 1);
+	want = (struct exec_input){.seed = 5, .mode = INPUT_MODE_PCT, .flags = INPUT_FLAG_WALK};
+	want.schedule.count = 2;
+	want.schedule.at[0] = (struct injection){.step = 1, .kind = INJECT_PRIORITY, .arg = 40};
+	want.schedule.at[1] = (struct injection){.step = 30, .kind = INJECT_RESCHED, .arg = 0};
+	assert_same_input(&in, &want, "a walk's demote dropped");
 
 	/* inside the header: missing bytes are 0; the mode modulo 3 */
 	assert_int_equal(decode((const uint8_t *)"RWSI\x01\x02", 6, &in), 1);

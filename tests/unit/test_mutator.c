@@ -502,8 +502,8 @@ static uint32_t stalls_among_fresh(struct schedule_mutator *m, const uint8_t *bu
 /*
  * A job the guest kernel makes the events for (not instrumented: the
  * harness says so) gets fresh samples from both samplers, PCT and stalls at
- * exits (in pct mode, as the job runs), half and half until one pays more; the share follows what paid,
- * within 1/8 and 7/8. An instrumented job's fresh samples stay PCT's, and
+ * exits (in pct mode, as the job runs), half and half until one pays more; the share follows what
+ * paid, within 1/8 and 7/8. An instrumented job's fresh samples stay PCT's, and
  * REWIND_MUTATOR_SAMPLER pins one sampler.
  */
 static void test_a_plain_jobs_fresh_samples_are_shared(void **state)
