@@ -136,19 +136,9 @@ static int untrusted_paths(struct replay_case *c, const struct replay_options *o
 	return rc ? rc : missing ? -EINVAL : 0;
 }
 
-/* Job options of the command line change the artifact's job: says so, and how. */
-static int apply_changes(struct replay_case *c, const struct replay_options *opt)
+/* "replaying with the artifact's job changed: --add ... -- ..." */
+static void say_changes(const struct replay_options *opt)
 {
-	int rc = 0;
-
-	if (!opt->change_count && !opt->command)
-		return 0;
-	/* the wall budget is no part of a replay (JOB_REPLAY_WALL_GUARD_MS) */
-	c->job_changed = opt->command != NULL;
-	for (size_t i = 0; i < opt->change_count; i++)
-		c->job_changed |= strcmp(opt->changes[i].option, "wall-ms") != 0;
-	if (!c->job_changed)
-		return 0;
 	fprintf(stderr, "%s: replaying with the artifact's job changed:", rw_log.program);
 	for (size_t i = 0; i < opt->change_count; i++)
 		fprintf(stderr, " --%s %s", opt->changes[i].option, opt->changes[i].arg);
@@ -157,6 +147,32 @@ static int apply_changes(struct replay_case *c, const struct replay_options *opt
 	for (size_t i = 0; opt->command && i < opt->command_len; i++)
 		fprintf(stderr, " %s", opt->command[i]);
 	fputc('\n', stderr);
+}
+
+/*
+ * Job options of the command line change the artifact's job: says so, and
+ * how. Only --add (an untrusted artifact's files given by the user) may
+ * leave it as it was: replay_job_opened decides once the job is built.
+ */
+static int apply_changes(struct replay_case *c, const struct replay_options *opt)
+{
+	int rc = 0;
+
+	if (!opt->change_count && !opt->command)
+		return 0;
+	/* the wall budget is no part of a replay (JOB_REPLAY_WALL_GUARD_MS) */
+	c->job_changed = opt->command != NULL;
+	c->adds_only = opt->command == NULL;
+	for (size_t i = 0; i < opt->change_count; i++) {
+		c->job_changed |= strcmp(opt->changes[i].option, "wall-ms") != 0;
+		c->adds_only &= !strcmp(opt->changes[i].option, "add") ||
+				!strcmp(opt->changes[i].option, "wall-ms");
+	}
+	c->adds_only &= c->job_changed && c->is_artifact;
+	if (!c->job_changed)
+		return 0;
+	if (!c->adds_only)
+		say_changes(opt);
 	for (size_t i = 0; !rc && i < opt->change_count; i++)
 		rc = job_apply_option(&c->job, opt->changes[i].option, opt->changes[i].arg);
 	if (!rc && opt->command)
@@ -325,9 +341,25 @@ int replay_record_differences(const struct replay_case *c, const struct replay_o
 	       outcome_differences(&c->expect, res);
 }
 
+void replay_job_opened(struct replay_case *c, const struct replay_options *opt,
+		       const struct executor *ex)
+{
+	if (!c->adds_only)
+		return;
+	c->adds_only = false;
+	c->job_changed = ex->job_hash != c->expect.identity.job_xxh3;
+	if (c->job_changed)
+		say_changes(opt);
+	else
+		fprintf(stderr,
+			"%s: the job is the artifact's: --add gives the guest the same files at "
+			"the same paths\n",
+			rw_log.program);
+}
+
 /* Opens the case's job: REPLAY_OK, or REPLAY_SETUP (said). */
-static int open_job(struct executor *ex, const struct replay_case *c,
-		    const struct replay_options *opt, FILE *output)
+static int open_job(struct executor *ex, struct replay_case *c, const struct replay_options *opt,
+		    FILE *output)
 {
 	const struct harness_job *job = job_of(c, opt);
 	struct executor_config cfg = {.run = job->run,
@@ -339,12 +371,15 @@ static int open_job(struct executor *ex, const struct replay_case *c,
 				      .racy_profiles_unperturbed =
 					      c->is_artifact && c->expect.version < 3};
 
-	return executor_open(ex, &cfg) < 0 ? REPLAY_SETUP : REPLAY_OK;
+	if (executor_open(ex, &cfg) < 0)
+		return REPLAY_SETUP;
+	replay_job_opened(c, opt, ex);
+	return REPLAY_OK;
 }
 
 /* Opens the case's job and runs its input once, printing output and outcome. */
-static int run_first(struct executor *ex, const struct replay_case *c,
-		     const struct replay_options *opt, FILE *output, struct exec_result *res)
+static int run_first(struct executor *ex, struct replay_case *c, const struct replay_options *opt,
+		     FILE *output, struct exec_result *res)
 {
 	int rc = open_job(ex, c, opt, output);
 

@@ -67,6 +67,14 @@ int replay_load(const char *path, const struct replay_options *opt, struct repla
 void replay_case_free(struct replay_case *c);
 
 /*
+ * Once the case's job is opened on ex: a job that only --add changed is
+ * unchanged if the guest gets the very archive the artifact recorded (the
+ * same bytes at the same guest paths), else changed (said either way).
+ */
+void replay_job_opened(struct replay_case *c, const struct replay_options *opt,
+		       const struct executor *ex);
+
+/*
  * Did the run end at the wall guard (a stalled host, not the job)? Says so.
  * Replays and explanations give no verdict then.
  */

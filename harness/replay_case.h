@@ -18,7 +18,9 @@ struct replay_case {
 	struct exec_input input;
 	struct artifact_expect expect;
 	bool is_artifact;
-	bool job_changed;  /* the command line changed the artifact's job */
+	bool job_changed; /* the command line changed the artifact's job */
+	/* only --add changed it: unchanged if the guest sees the same files (replay_job_opened) */
+	bool adds_only;
 	char bundle[4096]; /* the bundle directory, or "" */
 };
 

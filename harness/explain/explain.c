@@ -2,17 +2,21 @@
 #include "harness/explain/explain.h"
 
 #include "harness/explain/explain_report.h"
+#include "harness/explain/guest_maps.h"
 #include "harness/explain/minimise.h"
 #include "harness/explain/racing_pair.h"
 #include "harness/explain/timeline.h"
 #include "harness/harness.h"
 #include "image/guest_files.h"
+#include "image/tree_path.h"
 #include "lib/log.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define EVENT_LOG_CAP (1u << 19) /* events logged per run for the racing pair */
 #define EXPLAINED     256	 /* explain_run: the failure explained, its report next */
@@ -201,20 +205,26 @@ static int racing_pair(struct explanation *x, struct executor *ex)
 	return rc;
 }
 
-/* The job's program, as the guest ran it: from the job's files, else the base initramfs. */
+/*
+ * The job's program, as the guest ran it: from the job's files, else the
+ * base initramfs; a relative command from the job's working directory.
+ */
 static void open_symbols(struct explanation *x, const struct executor *ex, const char *exe)
 {
+	char path[TREE_PATH_LEN];
 	struct guest_file f;
 
 	if (!exe[0])
 		return;
-	if (!guest_files_find(ex->in.job_archive, ex->in.job_archive_len, exe, &f) &&
-	    !guest_files_find(ex->in.base_initrd, ex->in.base_initrd_len, exe, &f)) {
+	if (!symbols_program_path(ex->cfg.run.cwd, exe, path, sizeof(path)) ||
+	    (!guest_files_find(ex->in.job_archive, ex->in.job_archive_len, path, &f) &&
+	     !guest_files_find(ex->in.base_initrd, ex->in.base_initrd_len, path, &f))) {
 		fprintf(stderr, "%s: %s is not in the guest's archives: no code locations\n",
-			rw_log.program, exe);
+			rw_log.program, exe[0] == '/' ? exe : path);
 		return;
 	}
-	symbols_open(&x->syms, f.data, f.size);
+	if (symbols_open(&x->syms, f.data, f.size) == 0)
+		snprintf(x->syms.obj[0].name, sizeof(x->syms.obj[0].name), "%.255s", path);
 }
 
 /* The job's program: the first exec after READY. */
@@ -232,6 +242,80 @@ static void job_program(const struct executor *ex, char *out, size_t len)
 		}
 }
 
+/*
+ * The end of the job process's last output record in the run ex just
+ * made, 0 if none: a run stopped there has that process's address space
+ * on the CPU (the guest's console writes the record in the writer's
+ * system call).
+ */
+static size_t job_output_end(const struct executor *ex)
+{
+	struct trace_record r;
+	uint32_t job_pid = 0;
+	size_t end = 0;
+
+	for (size_t at = ex->job_trace_from; trace_next(&ex->vm.trace, &at, &r, NULL);) {
+		if (r.type == REWIND_EV_EXEC && !job_pid)
+			job_pid = r.pid;
+		else if (r.type == REWIND_EV_OUTPUT && job_pid && r.pid == job_pid)
+			end = at;
+	}
+	return end;
+}
+
+/* The file of the guest's archives whose first bytes the mapped page m holds, at its base. */
+static void identify(struct symbols *syms, const struct executor *ex, const struct guest_map *m)
+{
+	const uint8_t *archives[2] = {ex->in.job_archive, ex->in.base_initrd};
+	size_t lens[2] = {ex->in.job_archive_len, ex->in.base_initrd_len};
+	size_t n = syms->obj[0].size < GUEST_MAP_HEAD_LEN ? syms->obj[0].size : GUEST_MAP_HEAD_LEN;
+	struct guest_file f;
+
+	if (!memcmp(syms->obj[0].elf, m->head, n)) { /* the program */
+		symbols_mapped_at(syms, syms->obj[0].name, syms->obj[0].elf, syms->obj[0].size,
+				  m->base);
+		return;
+	}
+	for (unsigned int a = 0; a < 2; a++)
+		for (size_t at = 0; guest_files_next(archives[a], lens[a], &at, &f);) {
+			n = f.size < GUEST_MAP_HEAD_LEN ? f.size : GUEST_MAP_HEAD_LEN;
+			if (S_ISREG(f.mode) && f.size >= sizeof(Elf64_Ehdr) &&
+			    !memcmp(f.data, m->head, n)) {
+				symbols_mapped_at(syms, f.path, f.data, f.size, m->base);
+				return;
+			}
+		}
+}
+
+/*
+ * A PIE program, shared libraries: where the run ex just made mapped
+ * them, read from the job's address space in a run of the same input
+ * stopped at the job's last output (a trace budget that ends there).
+ * False if there was nothing to read: a static program, no output.
+ */
+static bool map_objects(struct explanation *x, struct executor *ex)
+{
+	static struct guest_map maps[GUEST_MAPS_MAX];
+	size_t end = job_output_end(ex);
+	uint64_t trace_max = ex->vm.cfg.trace_max;
+	struct user_context *landings = ex->vm.landings;
+	struct exec_result res;
+	unsigned int n;
+
+	if (!end || !symbols_need_bases(&x->syms))
+		return false;
+	ex->vm.cfg.trace_max = end - 1;
+	ex->vm.landings = NULL;
+	n = executor_run(ex, &x->minimal, &res) < 0
+		    ? 0
+		    : guest_maps_read(&ex->vm, maps, GUEST_MAPS_MAX);
+	ex->vm.cfg.trace_max = trace_max;
+	ex->vm.landings = landings;
+	for (unsigned int i = 0; i < n; i++)
+		identify(&x->syms, ex, &maps[i]);
+	return true;
+}
+
 /* The final run of the minimal schedule: landings (with user contexts) and the timeline. */
 static int final_run(struct explanation *x, struct executor *ex)
 {
@@ -243,11 +327,14 @@ static int final_run(struct explanation *x, struct executor *ex)
 	ex->vm.landing_cap = LANDING_MAX;
 	if (executor_run(ex, &x->minimal, &res) < 0)
 		return -EIO;
-	ex->vm.landings = NULL;
-	x->final = res;
 	job_program(ex, exe, sizeof(exe));
 	snprintf(x->program, sizeof(x->program), "%s", exe);
 	open_symbols(x, ex, exe);
+	/* after the stopped run, the same run again: its trace and landings */
+	if (map_objects(x, ex) && executor_run(ex, &x->minimal, &res) < 0)
+		return -EIO;
+	ex->vm.landings = NULL;
+	x->final = res;
 	x->landing_count =
 		landings_of(ex, contexts, ex->vm.landing_count, &x->syms, x->landings, LANDING_MAX);
 	timeline_of(ex, x);
@@ -288,8 +375,7 @@ static int explain_run(struct explanation *x, struct executor *ex, const struct 
 	return rc < 0 ? REPLAY_HOST : EXPLAINED;
 }
 
-static int open_case(struct executor *ex, const struct replay_case *c,
-		     const struct replay_options *opt)
+static int open_case(struct executor *ex, struct replay_case *c, const struct replay_options *opt)
 {
 	const struct harness_job *job = c->is_artifact ? &c->job : opt->job;
 	struct executor_config cfg = {.run = job->run,
@@ -300,8 +386,11 @@ static int open_case(struct executor *ex, const struct replay_case *c,
 				      .output = NULL,
 				      .racy_profiles_unperturbed =
 					      c->is_artifact && c->expect.version < 3};
+	int rc = executor_open(ex, &cfg);
 
-	return executor_open(ex, &cfg);
+	if (!rc)
+		replay_job_opened(c, opt, ex);
+	return rc;
 }
 
 /* --json: the verdict (replay_json) and the explanation, or null. */
@@ -318,7 +407,7 @@ static int print_json(const struct explanation *x, const struct replay_case *c, 
 }
 
 /* Runs the explanation of a loaded case: an enum replay_status (REPLAY_FAILS: explained). */
-static int explain_case(struct explanation *x, const struct replay_case *c, const char *path,
+static int explain_case(struct explanation *x, struct replay_case *c, const char *path,
 			const struct replay_options *opt, const char *json_path)
 {
 	static struct executor ex;

@@ -2,6 +2,7 @@
 #include "harness/explain/explain_report.h"
 
 #include "harness/artifact.h"
+#include "harness/explain/access_label.h"
 #include "lib/file.h"
 #include "lib/json_file.h"
 #include "lib/log.h"
@@ -107,7 +108,12 @@ static void print_minimal(const struct explanation *x, const char *min_path)
 	    " executions; saved as %s\n",
 	    x->minimal.schedule.count, x->minimal.schedule.count == 1 ? "" : "s",
 	    x->original.schedule.count, x->minimise_execs, min_path);
-	if (x->minimal.schedule.count == 0)
+	if (x->minimal.flags & INPUT_FLAG_WALK) /* the walk itself is the schedule */
+		say("  a walk (seed 0x%016" PRIx64
+		    "): the runtime drew the thread to run at each event from the seed, "
+		    "weighted by the threads' remaining events\n",
+		    x->minimal.seed);
+	else if (x->minimal.schedule.count == 0)
 		say("  none: the job fails without any injection (seed 0x%016" PRIx64 ")\n",
 		    x->minimal.seed);
 	for (uint32_t i = 0; i < x->minimal.schedule.count; i++) {
@@ -198,7 +204,7 @@ static void access_text(const struct access *a, const struct thread_table *tt, c
 	if (a->value_known)
 		snprintf(value, sizeof(value), ", value %" PRIu64, a->value);
 	snprintf(buf, len, "thread %u (tid %u) %s 0x%" PRIx64 " in %s%s", t ? t->ordinal : 0,
-		 a->tid, a->write ? "writes" : "reads", a->addr, where, value);
+		 a->tid, access_verb(a->what), a->addr, where, value);
 }
 
 /* "T1 (tid 14)" for a job thread, "the idle task", or "another task (tid 8)". */
@@ -397,7 +403,7 @@ static cJSON *access_json(const struct access *a)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "tid", a->tid);
-	cJSON_AddStringToObject(o, "kind", a->write ? "write" : "read");
+	cJSON_AddStringToObject(o, "kind", access_kind(a->what));
 	json_add_hex(o, "address", a->addr, JSON_HEX_ADDRESS);
 	if (a->value_known)
 		json_add_hex(o, "value", a->value, JSON_HEX_ADDRESS);

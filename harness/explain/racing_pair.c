@@ -187,7 +187,7 @@ static bool moved(const struct vm_event *e)
  * wrote, and what a load read that ran later than its record because a
  * preemption landed there.
  */
-static struct access access_at(const struct view *v, size_t i)
+static struct access access_at(const struct view *v, size_t i, bool as_store)
 {
 	const struct vm_event *e = &v->log->at[i];
 	bool after_known = e->what & VM_EVENT_AFTER;
@@ -200,7 +200,8 @@ static struct access access_at(const struct view *v, size_t i)
 			   .value_known = !moved(e),
 			   .index = e->index};
 
-	if (a.write || moved(e)) {
+	/* a read-modify-write as the store: what it left */
+	if (a.write || moved(e) || (as_store && is_store(e))) {
 		a.value = e->after;
 		a.value_known = after_known;
 	}
@@ -228,8 +229,9 @@ static void compare(const struct view *f, const struct view *p, struct racing_pa
 			continue;
 		store_in_f = lookup(f, p, ps);
 		pair->found = true;
-		pair->first = access_at(f, i);
-		pair->second = store_in_f != NONE ? access_at(f, store_in_f) : access_at(p, ps);
+		pair->first = access_at(f, i, false);
+		pair->second = store_in_f != NONE ? access_at(f, store_in_f, true)
+						  : access_at(p, ps, true);
 		pair->second_after = store_in_f != NONE && store_in_f > i;
 		return;
 	}

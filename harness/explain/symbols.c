@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/explain/symbols.h"
 
+#include "image/tree_path.h"
 #include "lib/file.h"
 #include "lib/log.h"
 
@@ -13,75 +14,152 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The executable PT_LOAD segment of an x86-64 ELF executable. */
-static bool find_text(struct symbols *s)
+/* The executable PT_LOAD segment and the extent of an x86-64 ELF object. */
+static bool read_segments(struct symbol_object *o)
 {
+	uint64_t lo = UINT64_MAX;
+	bool text = false;
 	Elf64_Ehdr eh;
 
-	if (s->size < sizeof(eh))
+	if (o->size < sizeof(eh))
 		return false;
-	memcpy(&eh, s->elf, sizeof(eh));
+	memcpy(&eh, o->elf, sizeof(eh));
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > s->size ||
-	    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > s->size - eh.e_phoff)
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > o->size ||
+	    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > o->size - eh.e_phoff)
 		return false;
+	o->is_shared = eh.e_type == ET_DYN;
 	for (unsigned int i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		memcpy(&ph, s->elf + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && ph.p_offset <= s->size &&
-		    ph.p_filesz <= s->size - ph.p_offset) {
-			s->text_lo = ph.p_vaddr;
-			s->text_hi = ph.p_vaddr + ph.p_filesz;
-			s->text_offset = ph.p_offset;
-			return true;
+		memcpy(&ph, o->elf + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		o->is_dynamic |= ph.p_type == PT_INTERP;
+		if (ph.p_type != PT_LOAD || ph.p_vaddr > UINT64_MAX - ph.p_memsz)
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > o->span)
+			o->span = ph.p_vaddr + ph.p_memsz;
+		if (!text && (ph.p_flags & PF_X) && ph.p_offset <= o->size &&
+		    ph.p_filesz <= o->size - ph.p_offset) {
+			o->text_lo = ph.p_vaddr;
+			o->text_hi = ph.p_vaddr + ph.p_filesz;
+			o->text_offset = ph.p_offset;
+			text = true;
 		}
 	}
-	return false;
+	o->first = lo == UINT64_MAX ? 0 : lo & ~0xfffull;
+	return text;
+}
+
+bool symbols_program_path(const char *cwd, const char *exe, char *out, size_t len)
+{
+	char joined[TREE_PATH_LEN];
+
+	if (exe[0] == '/')
+		return tree_normalize(exe, out, len);
+	if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", cwd ? cwd : "", exe) >=
+	    sizeof(joined))
+		return false;
+	return tree_normalize(joined, out, len);
+}
+
+/* Adds the object, its file copied for addr2line. 0 or -errno. */
+static int add_object(struct symbols *s, const char *name, const uint8_t *elf, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct symbol_object *o = &s->obj[s->count];
+	struct file_part part = {elf, size};
+
+	if (s->count == SYMBOLS_OBJECTS)
+		return -ENOSPC;
+	*o = (struct symbol_object){.elf = elf, .size = size};
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	if (!read_segments(o))
+		return -EINVAL;
+	snprintf(o->path, sizeof(o->path), "%s/rewind-symbols-%d-%u", tmp && *tmp ? tmp : "/tmp",
+		 (int)getpid(), s->count);
+	if (file_write_atomic(o->path, &part, 1) < 0)
+		return -EIO;
+	s->count++; /* at its file addresses (bias 0) until symbols_mapped_at says where */
+	return 0;
 }
 
 int symbols_open(struct symbols *s, const uint8_t *elf, size_t size)
 {
-	const char *tmp = getenv("TMPDIR");
-	struct file_part part = {elf, size};
+	int rc;
 
-	*s = (struct symbols){.elf = elf, .size = size};
-	if (!find_text(s)) {
+	*s = (struct symbols){0};
+	rc = add_object(s, "", elf, size);
+	if (rc == -EINVAL)
 		rw_err("the test binary is not an x86-64 ELF executable: no code locations");
-		return -EINVAL;
+	s->ok = rc == 0;
+	return rc;
+}
+
+int symbols_mapped_at(struct symbols *s, const char *name, const uint8_t *elf, size_t size,
+		      uint64_t base)
+{
+	struct symbol_object *o = NULL;
+
+	for (unsigned int i = 0; i < s->count && !o; i++)
+		if (s->obj[i].elf == elf)
+			o = &s->obj[i];
+	if (!o) {
+		int rc = add_object(s, name, elf, size);
+
+		if (rc)
+			return rc;
+		o = &s->obj[s->count - 1];
 	}
-	snprintf(s->path, sizeof(s->path), "%s/rewind-symbols-%d", tmp && *tmp ? tmp : "/tmp",
-		 (int)getpid());
-	if (file_write_atomic(s->path, &part, 1) < 0)
-		return -EIO;
-	s->ok = true;
+	o->bias = base - o->first;
 	return 0;
+}
+
+bool symbols_need_bases(const struct symbols *s)
+{
+	return s->ok && (s->obj[0].is_shared || s->obj[0].is_dynamic);
 }
 
 void symbols_close(struct symbols *s)
 {
-	if (s->ok)
-		unlink(s->path);
+	for (unsigned int i = 0; i < s->count; i++)
+		unlink(s->obj[i].path);
+	s->count = 0;
 	s->ok = false;
+}
+
+/* The object addr is in, or NULL. */
+static const struct symbol_object *object_of(const struct symbols *s, uint64_t addr)
+{
+	for (unsigned int i = 0; i < s->count; i++) {
+		const struct symbol_object *o = &s->obj[i];
+
+		if (addr >= o->bias && addr - o->bias >= o->first && addr - o->bias < o->span)
+			return o;
+	}
+	return NULL;
 }
 
 bool symbols_in_text(const struct symbols *s, uint64_t addr)
 {
-	return s->ok && addr >= s->text_lo && addr < s->text_hi;
-}
+	const struct symbol_object *o = object_of(s, addr);
 
-static const uint8_t *code_at(const struct symbols *s, uint64_t addr)
-{
-	return s->elf + s->text_offset + (addr - s->text_lo);
+	return o && addr - o->bias >= o->text_lo && addr - o->bias < o->text_hi;
 }
 
 bool symbols_after_call(const struct symbols *s, uint64_t addr)
 {
+	const struct symbol_object *o = object_of(s, addr);
 	const uint8_t *p;
+	uint64_t at;
 
-	if (!symbols_in_text(s, addr) || addr < s->text_lo + 7)
+	if (!symbols_in_text(s, addr))
 		return false;
-	p = code_at(s, addr);
+	at = addr - o->bias;
+	if (at < o->text_lo + 7)
+		return false;
+	p = o->elf + o->text_offset + (at - o->text_lo);
 	/* call rel32; call *reg (ff /2); call *disp8(reg); call *disp32(reg) or *[rip] */
 	return p[-5] == 0xe8 || (p[-2] == 0xff && (p[-1] & 0x38) == 0x10) ||
 	       (p[-3] == 0xff && (p[-2] & 0x38) == 0x10) ||
@@ -89,11 +167,10 @@ bool symbols_after_call(const struct symbols *s, uint64_t addr)
 }
 
 /* Runs addr2line on the addresses; its output goes to out (NUL-terminated). */
-static int run_addr2line(const struct symbols *s, const uint64_t *addrs, size_t n, char *out,
-			 size_t len)
+static int run_addr2line(const char *path, const uint64_t *addrs, size_t n, char *out, size_t len)
 {
 	char hex[64][20];
-	char *argv[8 + 64] = {"addr2line", "-a", "-f", "-i", "-C", "-e", (char *)s->path};
+	char *argv[8 + 64] = {"addr2line", "-a", "-f", "-i", "-C", "-e", (char *)path};
 	int fds[2], status;
 	size_t got = 0, argc = 7;
 	ssize_t r;
@@ -177,29 +254,71 @@ static void parse_output(char *text, const uint64_t *addrs, size_t n, struct cod
 	(void)addrs;
 }
 
+/* An object without debug information for addr: "libc.so.6+0x8a2f0". */
+static void name_by_offset(const struct symbol_object *o, uint64_t at, struct code_location *loc)
+{
+	const char *slash = strrchr(o->name, '/');
+
+	snprintf(loc->frames[0].function, sizeof(loc->frames[0].function), "%.70s+0x%" PRIx64,
+		 slash ? slash + 1 : o->name, at);
+	loc->frames[0].file[0] = '\0';
+	loc->depth = 1;
+}
+
+/* The addresses of addrs that are in object o, looked up in its file. 0 or -errno. */
+static int lookup_in(const struct symbol_object *o, const uint64_t *addrs, size_t n,
+		     struct code_location *out)
+{
+	static char text[1 << 16];
+	uint64_t at[64];
+	size_t index[64], k = 0;
+	struct code_location locs[64];
+	int rc;
+
+	for (size_t i = 0; i < n && k < 64; i++)
+		if (addrs[i] >= o->bias && addrs[i] - o->bias >= o->first &&
+		    addrs[i] - o->bias < o->span) {
+			index[k] = i;
+			at[k++] = addrs[i] - o->bias;
+		}
+	if (k == 0)
+		return 0;
+	for (size_t i = 0; i < k; i++) {
+		locs[i] = (struct code_location){.addr = at[i]};
+		snprintf(locs[i].frames[0].function, sizeof(locs[i].frames[0].function), "??");
+	}
+	rc = run_addr2line(o->path, at, k, text, sizeof(text));
+	if (rc < 0)
+		return rc;
+	parse_output(text, at, k, locs);
+	for (size_t i = 0; i < k; i++) {
+		if (locs[i].depth == 0)
+			locs[i].depth = 1;
+		if (!strcmp(locs[i].frames[0].function, "??") && o->name[0])
+			name_by_offset(o, at[i], &locs[i]);
+		locs[i].addr = addrs[index[i]];
+		out[index[i]] = locs[i];
+	}
+	return 0;
+}
+
 int symbols_lookup(const struct symbols *s, const uint64_t *addrs, size_t n,
 		   struct code_location *out)
 {
-	static char text[1 << 16];
-	int rc;
-
 	for (size_t i = 0; i < n; i++) {
-		out[i] = (struct code_location){.addr = addrs[i]};
+		out[i] = (struct code_location){.addr = addrs[i], .depth = 1};
 		snprintf(out[i].frames[0].function, sizeof(out[i].frames[0].function), "??");
 	}
 	if (!s->ok || n == 0)
 		return s->ok ? 0 : -EINVAL;
-	if (n > 64)
-		n = 64;
-	rc = run_addr2line(s, addrs, n, text, sizeof(text));
-	if (rc < 0) {
-		rw_err("cannot run addr2line (binutils) for code locations");
-		return rc;
+	for (unsigned int i = 0; i < s->count; i++) {
+		int rc = lookup_in(&s->obj[i], addrs, n < 64 ? n : 64, out);
+
+		if (rc < 0) {
+			rw_err("cannot run addr2line (binutils) for code locations");
+			return rc;
+		}
 	}
-	parse_output(text, addrs, n, out);
-	for (size_t i = 0; i < n; i++)
-		if (out[i].depth == 0)
-			out[i].depth = 1;
 	return 0;
 }
 

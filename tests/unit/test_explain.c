@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the pure parts of --explain: finding the racing pair in two
- * event logs (harness/explain/racing_pair.c), reading files out of the guest's
- * archives (image/guest_files.c), including hostile archives, and the
- * guest path of an add spec (harness/job.c).
+ * event logs (harness/explain/racing_pair.c) and naming what its accesses
+ * did (harness/explain/access_label.c), the program's guest path and the
+ * objects at a run's load bases (harness/explain/symbols.c), reading files
+ * out of the guest's archives (image/guest_files.c), including hostile
+ * archives, and the guest path of an add spec (harness/job.c).
  */
+#include "harness/explain/access_label.h"
 #include "harness/explain/racing_pair.h"
+#include "harness/explain/symbols.h"
 #include "harness/job.h"
 #include "image/cpio.h"
 #include "image/guest_files.h"
+#include "lib/file.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -114,6 +120,118 @@ static void test_same_runs_have_no_pair(void **state)
 	assert_false(pair.found);
 }
 
+/*
+ * The store of the pair is a compare-and-swap (an ATOMIC event, what the
+ * runtime gives __tsan_atomic*_compare_exchange_* and fetch_add): it is
+ * named an atomic read-modify-write, never "reads", with what it left.
+ */
+static void test_atomic_store_is_named_so(void **state)
+{
+	const uint32_t read = REWIND_SCHED_WHAT(REWIND_SCHED_READ) | 4 | VM_EVENT_AFTER;
+	const uint32_t cas = REWIND_SCHED_WHAT(REWIND_SCHED_ATOMIC) | 4 | VM_EVENT_AFTER;
+	/* failing: 15 loads 0, then 16's CAS makes it 1; passing: the other way round */
+	struct vm_event fail[2] = {
+		{.index = 1, .tid = 15, .what = read, .pc = LOAD, .addr = COUNTER},
+		{.index = 2, .tid = 16, .what = cas, .pc = STORE, .addr = COUNTER, .after = 1}};
+	struct vm_event pass[2] = {
+		{.index = 1, .tid = 16, .what = cas, .pc = STORE, .addr = COUNTER, .after = 1},
+		{.index = 2,
+		 .tid = 15,
+		 .what = read,
+		 .pc = LOAD,
+		 .addr = COUNTER,
+		 .value = 1,
+		 .after = 1}};
+	struct vm_event_log f = {.at = fail, .cap = 2, .count = 2};
+	struct vm_event_log p = {.at = pass, .cap = 2, .count = 2};
+	struct racing_pair pair = {0};
+
+	(void)state;
+	assert_int_equal(racing_pair_find(&f, &p, &pair), 0);
+	assert_true(pair.found);
+	assert_int_equal(pair.first.tid, 15);
+	assert_string_equal(access_verb(pair.first.what), "reads");
+	assert_int_equal(pair.second.tid, 16);
+	assert_string_equal(access_verb(pair.second.what), "does an atomic read-modify-write at");
+	assert_string_equal(access_kind(pair.second.what), "atomic read-modify-write");
+	assert_true(pair.second.value_known);
+	assert_int_equal(pair.second.value, 1); /* what the CAS left */
+	assert_true(pair.second_after);
+}
+
+static void test_access_labels(void **state)
+{
+	(void)state;
+	assert_string_equal(access_verb(REWIND_SCHED_WHAT(REWIND_SCHED_READ) | 8), "reads");
+	assert_string_equal(access_verb(REWIND_SCHED_WHAT(REWIND_SCHED_WRITE) | 8), "writes");
+	assert_string_equal(access_kind(REWIND_SCHED_WHAT(REWIND_SCHED_WRITE) | 8), "write");
+	assert_string_equal(access_kind(REWIND_SCHED_WHAT(REWIND_SCHED_READ) | 1), "read");
+	assert_string_equal(access_kind(REWIND_SCHED_WHAT(REWIND_SCHED_ATOMIC) | 8),
+			    "atomic read-modify-write");
+	assert_string_equal(access_kind(REWIND_SCHED_WHAT(REWIND_SCHED_SYNC)), "access");
+}
+
+/*
+ * The program a job ran, by the guest path its exec record names: a
+ * relative command (libevent's runner: --cwd /src/test -- ./regress) is
+ * found from the job's working directory, as the guest found it.
+ */
+static void test_program_path_from_the_working_directory(void **state)
+{
+	char out[256];
+
+	(void)state;
+	assert_true(symbols_program_path("/src/test", "./regress", out, sizeof(out)));
+	assert_string_equal(out, "/src/test/regress");
+	assert_true(symbols_program_path("/src/test/", "../bin/./x", out, sizeof(out)));
+	assert_string_equal(out, "/src/bin/x");
+	assert_true(symbols_program_path("/src/test", "/bin/ledger", out, sizeof(out)));
+	assert_string_equal(out, "/bin/ledger");
+	assert_true(symbols_program_path(NULL, "./t", out, sizeof(out)));
+	assert_string_equal(out, "/t");
+	assert_false(symbols_program_path("/a/long/folder", "./x", out, 8));
+}
+
+/*
+ * A PIE program and a shared object at the bases a run mapped them at
+ * (this test program is a PIE, with a loader): an address is in an
+ * object's code at its base plus the file address, not at the file
+ * address; the private copies addr2line reads go when closed.
+ */
+static void test_objects_at_their_bases(void **state)
+{
+	const uint64_t base = 0x555555554000ull, lib = 0x7f0000100000ull;
+	struct symbols *s = calloc(1, sizeof(*s));
+	uint8_t *elf, *copy;
+	size_t size;
+	uint64_t text;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(file_read_max("/proc/self/exe", 1u << 30, "test", &elf, &size), 0);
+	copy = malloc(size);
+	assert_non_null(copy);
+	memcpy(copy, elf, size);
+	assert_int_equal(symbols_open(s, elf, size), 0);
+	assert_true(symbols_need_bases(s)); /* a PIE with a loader */
+	text = s->obj[0].text_lo;
+	assert_true(symbols_in_text(s, text)); /* its file addresses, until mapped */
+	assert_int_equal(symbols_mapped_at(s, "/bin/t", elf, size, base + s->obj[0].first), 0);
+	assert_int_equal(s->count, 1); /* the program itself, rebased */
+	assert_true(symbols_in_text(s, base + text));
+	assert_false(symbols_in_text(s, text));
+	assert_int_equal(symbols_mapped_at(s, "/lib/libt.so.1", copy, size, lib), 0);
+	assert_int_equal(s->count, 2);
+	assert_true(symbols_in_text(s, lib + text - s->obj[1].first));
+	assert_false(symbols_in_text(s, lib - 4096));
+	assert_int_equal(access(s->obj[1].path, F_OK), 0);
+	symbols_close(s);
+	assert_int_equal(access(s->obj[1].path, F_OK), -1);
+	free(copy);
+	free(elf);
+	free(s);
+}
+
 static size_t archive(char **buf, const char *const *names, const char *const *contents, int n)
 {
 	size_t len = 0;
@@ -199,6 +317,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lost_update_pair),
 		cmocka_unit_test(test_same_runs_have_no_pair),
+		cmocka_unit_test(test_atomic_store_is_named_so),
+		cmocka_unit_test(test_access_labels),
+		cmocka_unit_test(test_program_path_from_the_working_directory),
+		cmocka_unit_test(test_objects_at_their_bases),
 		cmocka_unit_test(test_guest_files_found_by_path),
 		cmocka_unit_test(test_guest_files_hostile_archives),
 		cmocka_unit_test(test_add_guest_path),
