@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The program bench/thread-cost times: THREADS threads (argv[1]) share a
- * table and a mutex-protected total and do, together, the same work
- * whatever their number: 40,000 shared read-modify-writes and a lock/unlock
- * pair every 100 of them, with no bug (so every execution is the same run).
+ * The program bench/event-cost and bench/thread-cost time: THREADS threads
+ * (argv[1], default 2) share a table and a mutex-protected total and do,
+ * together, the same work whatever their number: 40,000 shared
+ * read-modify-writes and a lock/unlock pair every 100 of them, with no bug
+ * (so every execution is the same run).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	static pthread_t threads[THREADS_MAX];
-	int n = argc > 1 ? atoi(argv[1]) : 4;
+	int n = argc > 1 ? atoi(argv[1]) : 2;
 
 	if (n < 1 || n > THREADS_MAX) {
 		fprintf(stderr, "thread_work: THREADS must be 1..%d\n", THREADS_MAX);
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	rounds_each = ROUNDS_TOTAL / n;
 	for (int i = 0; i < n; i++)
-		if (pthread_create(&threads[i], NULL, worker, (void *)(long)i) != 0) {
+		if (pthread_create(&threads[i], NULL, worker, (void *)(long)(i + 1)) != 0) {
 			perror("thread_work: pthread_create");
 			return 1;
 		}
