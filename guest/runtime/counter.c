@@ -48,6 +48,18 @@ static uint32_t read_counter(uintptr_t pc, uintptr_t addr, uint32_t what)
 	return next;
 }
 
+/* The VMM's answer to a read, or 0: it says "stop counting" (steps mode), and counting stops. */
+static uint32_t read_or_stop(uintptr_t pc, uintptr_t addr, uint32_t what)
+{
+	uint32_t next = read_counter(pc, addr, what);
+
+	if (next == 0) {
+		counting = 0;
+		rt_countdown = UINT32_MAX;
+	}
+	return next;
+}
+
 /* The VMM's answer, once the countdown is stored: a priority, a preemption, the fair continuation.
  */
 static void take_answer(uint32_t next)
@@ -82,12 +94,9 @@ static void own_countdown_expired(uintptr_t pc, uintptr_t addr, uint32_t what)
 	vmm_left -= armed;
 	own = rt_walk_events(armed);
 	if (!vmm_left) {
-		next = read_counter(pc, addr, what);
-		if (next == 0) {
-			counting = 0;
-			rt_countdown = UINT32_MAX;
+		next = read_or_stop(pc, addr, what);
+		if (next == 0)
 			return;
-		}
 		vmm_left = next & REWIND_COUNTER_COUNT_MASK;
 	}
 	armed = own < vmm_left ? own : vmm_left;
@@ -115,12 +124,9 @@ __attribute__((noinline)) void rt_countdown_expired(uintptr_t pc, uintptr_t addr
 		own_countdown_expired(pc, addr, what);
 		return;
 	}
-	next = read_counter(pc, addr, what);
-	if (next == 0) {
-		counting = 0;
-		rt_countdown = UINT32_MAX;
+	next = read_or_stop(pc, addr, what);
+	if (next == 0)
 		return;
-	}
 	rt_countdown = next & REWIND_COUNTER_COUNT_MASK;
 	take_answer(next);
 }
