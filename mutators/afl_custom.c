@@ -22,9 +22,9 @@ static int8_t pinned_sampler(void)
 
 	if (!v || !*v || !strcmp(v, "auto"))
 		return -1;
-	for (int8_t i = 0; i < SAMPLERS; i++)
+	for (int i = 0; i < SAMPLERS; i++)
 		if (!strcmp(v, names[i]))
-			return i;
+			return (int8_t)i;
 	fprintf(stderr,
 		"rewind-mutator: REWIND_MUTATOR_SAMPLER must be pct, stall or auto, not '%s': the "
 		"samplers are shared out by what paid\n",
