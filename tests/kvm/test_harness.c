@@ -2120,6 +2120,22 @@ static void test_explain_names_the_racing_pair(void **state)
 }
 
 /*
+ * Runs SEARCH (a shell command that builds a test and searches it with
+ * --random, its artifacts in a folder) and then `ls` of that folder's
+ * artifacts (GLOB), and explains the first one found, trusted, into r.
+ */
+static void explain_first_found(const char *search, const char *glob, struct run *r)
+{
+	char cmd[4096], artifact[512];
+
+	snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1; ls %s | head -n 1", search, glob);
+	sh(cmd, r);
+	expect_status(r, 0, NULL);
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	explain(artifact, " --trust", r);
+}
+
+/*
  * A compare-and-swap or a fetch-and-add in the racing pair is named an
  * atomic read-modify-write (its event's kind), never a plain read: the
  * checker's load-add-load on a counter that the adder adds to at once.
@@ -2127,36 +2143,32 @@ static void test_explain_names_the_racing_pair(void **state)
 static void test_explain_names_an_atomic_read_modify_write(void **state)
 {
 	struct run *r = new_run();
-	char artifact[512];
 
 	(void)state;
-	sh("printf '%s\\n' '#include <pthread.h>' '#include <stdlib.h>' 'static long hits;'"
-	   " 'static void *checker(void *a) {'"
-	   " '  for (int i = 0; i < 50; i++) {'"
-	   " '    long before = hits;'"
-	   " '    __atomic_fetch_add(&hits, 1, __ATOMIC_SEQ_CST);'"
-	   " '    if (hits != before + 1) abort();'"
-	   " '  }'"
-	   " '  return a;'"
-	   " '}'"
-	   " 'static void *adder(void *a) { __atomic_fetch_add(&hits, 100, __ATOMIC_SEQ_CST);"
-	   " return a; }'"
-	   " 'int main(void) {'"
-	   " '  pthread_t a, b;'"
-	   " '  pthread_create(&a, 0, checker, 0);'"
-	   " '  pthread_create(&b, 0, adder, 0);'"
-	   " '  pthread_join(a, 0);'"
-	   " '  pthread_join(b, 0);'"
-	   " '  return 0;'"
-	   " '}' >" DIR "/cas_pair.c && guest/rewind-cc -O2 -g -o " DIR "/cas_pair " DIR
-	   "/cas_pair.c && rm -rf " DIR "/cas-art && " HARNESS " --add " DIR
-	   "/cas_pair:/bin/cas_pair --random 60 --pct --random-seed 1 --artifacts " DIR
-	   "/cas-art -- /bin/cas_pair >/dev/null 2>&1; ls " DIR
-	   "/cas-art/signal-*.json | head -n 1",
-	   r);
-	expect_status(r, 0, NULL);
-	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
-	explain(artifact, " --trust", r);
+	explain_first_found(
+		"printf '%s\\n' '#include <pthread.h>' '#include <stdlib.h>' 'static long hits;'"
+		" 'static void *checker(void *a) {'"
+		" '  for (int i = 0; i < 50; i++) {'"
+		" '    long before = hits;'"
+		" '    __atomic_fetch_add(&hits, 1, __ATOMIC_SEQ_CST);'"
+		" '    if (hits != before + 1) abort();'"
+		" '  }'"
+		" '  return a;'"
+		" '}'"
+		" 'static void *adder(void *a) { __atomic_fetch_add(&hits, 100, __ATOMIC_SEQ_CST);"
+		" return a; }'"
+		" 'int main(void) {'"
+		" '  pthread_t a, b;'"
+		" '  pthread_create(&a, 0, checker, 0);'"
+		" '  pthread_create(&b, 0, adder, 0);'"
+		" '  pthread_join(a, 0);'"
+		" '  pthread_join(b, 0);'"
+		" '  return 0;'"
+		" '}' >" DIR "/cas_pair.c && guest/rewind-cc -O2 -g -o " DIR "/cas_pair " DIR
+		"/cas_pair.c && rm -rf " DIR "/cas-art && " HARNESS " --add " DIR
+		"/cas_pair:/bin/cas_pair --random 60 --pct --random-seed 1 --artifacts " DIR
+		"/cas-art -- /bin/cas_pair",
+		DIR "/cas-art/signal-*.json", r);
 	expect_out(r, "Racing pair (the order of these two accesses decides):");
 	expect_out(r, "does an atomic read-modify-write at 0x");
 	expect_out(r, "in adder (");
@@ -2172,17 +2184,13 @@ static void test_explain_names_an_atomic_read_modify_write(void **state)
 static void test_explain_names_code_in_a_dynamic_pie(void **state)
 {
 	struct run *r = new_run();
-	char artifact[512];
 
 	(void)state;
-	sh("cc -O2 -g -pthread -o " DIR "/cta_pie guest/tests/check_then_act.c && rm -rf " DIR
-	   "/pie-art && " HARNESS " --add " DIR "/cta_pie --random 100 --pct --random-seed 1 "
-	   "--artifacts " DIR "/pie-art -- /bin/cta_pie >/dev/null 2>&1; ls " DIR
-	   "/pie-art/signal-*.json | head -n 1",
-	   r);
-	expect_status(r, 0, NULL);
-	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
-	explain(artifact, " --trust", r);
+	explain_first_found("cc -O2 -g -pthread -o " DIR "/cta_pie guest/tests/check_then_act.c && "
+			    "rm -rf " DIR "/pie-art && " HARNESS " --add " DIR
+			    "/cta_pie --random 100 --pct --random-seed 1 --artifacts " DIR
+			    "/pie-art -- /bin/cta_pie",
+			    DIR "/pie-art/signal-*.json", r);
 	expect_out(r, "Racing pair (the order of these two accesses decides):");
 	expect_out(r, "guest/tests/check_then_act.c:");
 	expect_out(r, "inlined into sign_up (");
