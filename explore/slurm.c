@@ -358,7 +358,8 @@ static int job_field(const char *record, const char *key, char *out, size_t len)
 
 /*
  * The report's status from the final task's end: its exit status when it ran to its end
- * (COMPLETED, or FAILED with an exit code), else 2, the night failed. sbatch --wait alone
+ * (COMPLETED, or FAILED with an exit code; or still COMPLETING, its script ended and
+ * slurmd cleaning up), else 2, the night failed. sbatch --wait alone
  * cannot tell: a task cancelled, out of time or killed by a signal makes it exit 1, the
  * status of a new bucket.
  */
@@ -371,7 +372,9 @@ static int finish_status(const struct submission *s, const char *record, int *st
 	    job_field(record, "ExitCode", exit_code, sizeof(exit_code)) ||
 	    sscanf(exit_code, "%u:%u", &code, &sig) != 2)
 		return -1;
-	if ((!strcmp(state, "COMPLETED") || !strcmp(state, "FAILED")) && !sig) {
+	if ((!strcmp(state, "COMPLETED") || !strcmp(state, "FAILED") ||
+	     !strcmp(state, "COMPLETING")) &&
+	    !sig) {
 		*status = (int)code;
 		if (explore_status(code))
 			return 0;
@@ -388,15 +391,39 @@ static int finish_status(const struct submission *s, const char *record, int *st
 	return 0;
 }
 
+#define COMPLETING_WAIT_S 60 /* how long a job may stay COMPLETING (its epilog, cleanup) */
+
+/*
+ * scontrol's record of the job into c: 0, or -1 if scontrol failed. sbatch --wait
+ * returns when the job's script has ended, and the job may still be COMPLETING
+ * (slurmd cleaning up, on a loaded host for seconds): its record is read again, once a
+ * second, until it has left that state.
+ */
+static int job_record(char *const argv[], struct capture *c)
+{
+	char state[32];
+
+	for (int waited = 0;; waited++) {
+		*c = (struct capture){0};
+		if (run_capture(argv, c) || c->status)
+			return -1;
+		if (waited == COMPLETING_WAIT_S ||
+		    job_field(c->out, "JobState", state, sizeof(state)) ||
+		    strcmp(state, "COMPLETING"))
+			return 0;
+		sleep(1);
+	}
+}
+
 /* After sbatch --wait returned: the final task's end from slurmctld (scontrol). */
 static int wait_status(const struct submission *s, struct capture *sbatch, int *status)
 {
 	char job[JOB_ID_MAX];
 	char *argv[] = {"scontrol", "--oneliner", "show", "job", job, NULL};
-	struct capture c = {0};
+	static struct capture c;
 
 	memcpy(job, s->finish_id, sizeof(job));
-	if (!run_capture(argv, &c) && !c.status && !finish_status(s, c.out, status))
+	if (!job_record(argv, &c) && !finish_status(s, c.out, status))
 		return 0;
 	/* no record (scontrol failed, or the job was purged): sbatch's own status, if plausible */
 	if (sbatch->status >= 0 && explore_status((unsigned int)sbatch->status) &&
