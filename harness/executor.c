@@ -21,6 +21,7 @@
 
 #define BOOT_STUCK_MS	     60000u	/* no exit for a minute while booting: stuck */
 #define STUCK_CONFIRM_FACTOR 4u		/* a stuck run runs again with this many times the budget */
+#define PROFILE_STUCK_MS     10000u	/* a profile's stuck budget, at least (profile_stuck_ms) */
 #define TRACE_PREALLOC	     (8u << 20) /* appends past it allocate: a huge trace */
 /* pct mode: a thread that runs this many events without a change point drops to
  * the lowest priority and yields (a spinning thread must let the others run) */
@@ -223,6 +224,27 @@ static void result_of(const struct executor *ex, const struct exec_input *input,
 #define RACY_PROFILE_EVENTS_MAX 25000u
 
 /*
+ * A profile's stuck budget: STUCK_CONFIRM_FACTOR times the job's, what a
+ * stuck execution is confirmed with (executor_run), and PROFILE_STUCK_MS at
+ * least. What a profile counts goes into every later execution (k divides
+ * each demote's position; the walk's weights; the racy sites), and the
+ * stuck budget is host time: on a loaded host (the KVM box, a plain job's
+ * events a fault and a single step each, 1,024 between two exits) a
+ * profile that makes progress can look stuck. Cut at the job's 2 s, nng's
+ * tests/pipe was profiled at 35,840 of its 91,200 events, and every
+ * execution of that search was a run that no replay, whose profile ran to
+ * the end, could repeat. A job's own small budget (to end its stuck
+ * executions sooner) does not cut its profile either. A loop that never
+ * exits still ends the profile, at the guest's step, not the host's.
+ */
+static uint64_t profile_stuck_ms(uint64_t job_stuck_ms)
+{
+	uint64_t ms = job_stuck_ms * STUCK_CONFIRM_FACTOR;
+
+	return ms > PROFILE_STUCK_MS ? ms : PROFILE_STUCK_MS;
+}
+
+/*
  * One profile run of input, quietly (the user sees the executions, not the
  * profiles). What a profile learns goes into later runs, so it must be the
  * guest's own verdict, as a replay's is: the job's wall budget, a fuzzing
@@ -233,21 +255,24 @@ static void result_of(const struct executor *ex, const struct exec_input *input,
  * closely, and every profile of a seed is the same run, logged or not); a
  * PCT sample reads where an execution of it reads, so that it is the run
  * its artifact replays (a logged read changes nothing the guest sees).
+ * Nor does the job's stuck budget, also host time (profile_stuck_ms).
  * -EIO when the host failed or stalled past the replay guard.
  */
 static int run_profile(struct executor *ex, const struct exec_input *profile)
 {
 	FILE *output = ex->vm.cfg.output;
-	uint64_t wall_ms = ex->vm.cfg.wall_ms;
+	uint64_t wall_ms = ex->vm.cfg.wall_ms, stuck_ms = ex->vm.cfg.stuck_ms;
 	int rc;
 
 	ex->vm.cfg.output = NULL;
 	ex->vm.cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
+	ex->vm.cfg.stuck_ms = profile_stuck_ms(stuck_ms);
 	ex->vm.cfg.countdown_max = profile->schedule.count ? 0 : PROFILE_GRAIN;
 	rc = run_once(ex, profile);
 	ex->vm.cfg.countdown_max = 0;
 	ex->vm.cfg.output = output;
 	ex->vm.cfg.wall_ms = wall_ms;
+	ex->vm.cfg.stuck_ms = stuck_ms;
 	if (rc == 0 && (ex->vm.outcome == VM_WALL_BUDGET || ex->vm.outcome == VM_HOST_ERROR)) {
 		rw_err("the job's profile run (pct mode, seed %" PRIu64 ") did not end: %s (%s)",
 		       profile->seed, vm_outcome_name(ex->vm.outcome), ex->vm.detail);
