@@ -17,7 +17,7 @@
 static int8_t pinned_sampler(void)
 {
 	static const char *const names[SAMPLERS] = {
-		[SAMPLER_PCT] = "pct", [SAMPLER_STALL] = "stall"};
+		[SAMPLER_PCT] = "pct", [SAMPLER_STALL] = "stall", [SAMPLER_WALK] = "walk"};
 	const char *v = getenv("REWIND_MUTATOR_SAMPLER");
 
 	if (!v || !*v || !strcmp(v, "auto"))
@@ -26,8 +26,8 @@ static int8_t pinned_sampler(void)
 		if (!strcmp(v, names[i]))
 			return (int8_t)i;
 	fprintf(stderr,
-		"rewind-mutator: REWIND_MUTATOR_SAMPLER must be pct, stall or auto, not '%s': the "
-		"samplers are shared out by what paid\n",
+		"rewind-mutator: REWIND_MUTATOR_SAMPLER must be pct, stall, walk or auto, not "
+		"'%s': the samplers are shared out by what paid\n",
 		v);
 	return -1;
 }
@@ -106,5 +106,12 @@ void afl_custom_deinit(void *data)
 			m->samplers[SAMPLER_PCT].tried, m->samplers[SAMPLER_PCT].paid,
 			m->samplers[SAMPLER_STALL].tried, m->samplers[SAMPLER_STALL].paid,
 			schedule_stall_share(m));
+	if (m && m->samplers[SAMPLER_WALK].tried && m->samplers[SAMPLER_PCT].tried)
+		fprintf(stderr,
+			"rewind-mutator: fresh samples: %u pct (%u new entries), %u walks (%u new "
+			"entries); walk share at the end %u/1024\n",
+			m->samplers[SAMPLER_PCT].tried, m->samplers[SAMPLER_PCT].paid,
+			m->samplers[SAMPLER_WALK].tried, m->samplers[SAMPLER_WALK].paid,
+			schedule_walk_share(m));
 	free(data);
 }

@@ -3,7 +3,8 @@
  * How the mutator shares its mutants out between fresh samples and local
  * changes of the queue entry (mutators/schedule.h): what each way has paid
  * in pct mode, a fixed share in steps mode; and a job's fresh samples
- * between its samplers, by what each has paid.
+ * between its samplers (PCT and stalls, or PCT and walks), by what each has
+ * paid.
  */
 #include "mutators/schedule.h"
 
@@ -58,11 +59,11 @@ void schedule_mutant_paid(struct schedule_mutator *m)
 #define SAMPLER_SHARE_MIN 128 /* of 1024: neither sampler starves */
 
 /*
- * The stalls' share of a job both samplers serve: each sampler's rate of
- * new queue entries, (paid + 1) / (tried + 2) (even odds before either has
- * run), shared in proportion, within 1/8 and 7/8. A sampler that pays
- * twice as often gets two thirds; one that never pays keeps its 1/8, so a
- * failure only it can reach is still found.
+ * The stalls' share of a plain job: each sampler's rate of new queue
+ * entries, (paid + 1) / (tried + 2) (even odds before either has run),
+ * shared in proportion, within 1/8 and 7/8. A sampler that pays twice as
+ * often gets two thirds; one that never pays keeps its 1/8, so a failure
+ * only it can reach is still found.
  */
 uint32_t schedule_stall_share(const struct schedule_mutator *m)
 {
@@ -76,13 +77,79 @@ uint32_t schedule_stall_share(const struct schedule_mutator *m)
 	return share > 1024 - SAMPLER_SHARE_MIN ? 1024 - SAMPLER_SHARE_MIN : share;
 }
 
+#define WALK_PRIOR	 256 /* of 1024: a walk's payoff weighs a third of a PCT sample's */
+#define WALK_SHARE_MIN	 128 /* of 1024: walks keep being drawn */
+#define WALK_SHARE_MAX	 320 /* of 1024: PCT keeps 11/16, a bug only it finds costs 1.45x */
+#define WALK_PRIOR_TRIES 8   /* each sampler's rate starts as this many tries at the pooled rate */
+
+/*
+ * The walks' share of an instrumented job: each sampler's rate of new queue
+ * entries, starting from the two samplers' pooled rate (so that while both
+ * pay alike, or neither has paid, the share stays at the prior however
+ * unevenly they were tried), walks' weighed at a third of PCT's, shared in
+ * proportion within 1/8 and 5/16. The bounds come from where each sampler
+ * wins (docs/performance.md, "Walks against PCT"): the bugs walks win they
+ * win in the first few samples (63 to 100% of walks fail on
+ * config_publish_10 and scatter_gather_100, against 8 to 19% of PCT
+ * samples), so a share of 1/8 to 1/4 finds them within 2 or 3 samples and
+ * more buys little; the bugs only PCT finds take 15 to 116 of its samples
+ * (turn_game, reorder_many, where walks never fail), and every walk drawn
+ * there is a PCT sample missed. Walks may well reach new coverage more
+ * often there than PCT does, which would push an unbounded share up where
+ * it costs most; at 5/16 such a search takes 16/11 of PCT's executions at
+ * most.
+ */
+uint32_t schedule_walk_share(const struct schedule_mutator *m)
+{
+	const struct arm_tally *w = &m->samplers[SAMPLER_WALK], *p = &m->samplers[SAMPLER_PCT];
+	double pooled, walk_rate, pct_rate;
+	uint32_t share;
+
+	if (!w->paid && !p->paid)
+		return WALK_PRIOR;
+	pooled = (double)(w->paid + p->paid) / (w->tried + p->tried);
+	walk_rate =
+		WALK_PRIOR * (w->paid + WALK_PRIOR_TRIES * pooled) / (w->tried + WALK_PRIOR_TRIES);
+	pct_rate = (1024.0 - WALK_PRIOR) * (p->paid + WALK_PRIOR_TRIES * pooled) /
+		   (p->tried + WALK_PRIOR_TRIES);
+	share = (uint32_t)(1024.0 * walk_rate / (walk_rate + pct_rate));
+	if (share < WALK_SHARE_MIN)
+		return WALK_SHARE_MIN;
+	return share > WALK_SHARE_MAX ? WALK_SHARE_MAX : share;
+}
+
+/*
+ * A sampler pinned (REWIND_MUTATOR_SAMPLER) as far as it serves the entry:
+ * walks need an instrumented job's runtime, so a plain job or one not yet
+ * run in pct mode gets the entry's own sampler.
+ */
+static enum sampler pinned(const struct schedule_mutator *m, uint8_t mode, bool instrumented)
+{
+	if (m->fixed_sampler != SAMPLER_WALK || instrumented)
+		return (enum sampler)m->fixed_sampler;
+	return mode == INPUT_MODE_PCT ? SAMPLER_PCT : SAMPLER_STALL;
+}
+
 enum sampler schedule_pick_sampler(struct schedule_mutator *m, uint8_t mode)
 {
+	/* the harness has said so after the job's first pct run */
+	bool instrumented = mode == INPUT_MODE_PCT && m->kernel_events_known && !m->kernel_events;
+
 	if (m->fixed_sampler >= 0)
-		return (enum sampler)m->fixed_sampler;
-	if (!m->kernel_events) /* instrumented, or never run in pct mode: the entry's own */
-		return mode == INPUT_MODE_PCT ? SAMPLER_PCT : SAMPLER_STALL;
-	return draw_below(&m->draw, 1024) < schedule_stall_share(m) ? SAMPLER_STALL : SAMPLER_PCT;
+		return pinned(m, mode, instrumented);
+	if (m->kernel_events)
+		return draw_below(&m->draw, 1024) < schedule_stall_share(m) ? SAMPLER_STALL
+									    : SAMPLER_PCT;
+	/* an instrumented job's first fresh sample is a walk: where walks win, most
+	 * walks fail (63 to 100% on the torn publishes), so it finds the bug at
+	 * once; where they do not, it costs one execution */
+	if (instrumented && !m->samplers[SAMPLER_WALK].tried)
+		return SAMPLER_WALK;
+	if (instrumented)
+		return draw_below(&m->draw, 1024) < schedule_walk_share(m) ? SAMPLER_WALK
+									   : SAMPLER_PCT;
+	/* not known yet, or a steps-mode entry: the entry's own */
+	return mode == INPUT_MODE_PCT ? SAMPLER_PCT : SAMPLER_STALL;
 }
 
 uint32_t schedule_steps_local_share(const struct schedule_mutator *m)

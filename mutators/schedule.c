@@ -190,6 +190,8 @@ static void fresh_sample(struct schedule_mutator *m, struct exec_input *in)
 	if (which == SAMPLER_PCT) {
 		in->mode = INPUT_MODE_PCT;
 		pct_sample(m, in);
+	} else if (which == SAMPLER_WALK) {
+		draw_walk_sample(&m->draw, in);
 	} else {
 		stall_sample(m, in);
 	}
@@ -197,15 +199,51 @@ static void fresh_sample(struct schedule_mutator *m, struct exec_input *in)
 	m->samplers[which].tried++;
 }
 
+/*
+ * One change to a walk, which draws its own switches (no change points):
+ * another walk (a new seed), or one thread first or last of the threads'
+ * own priorities.
+ */
+static void mutate_walk(struct schedule_mutator *m, struct exec_input *in)
+{
+	if (below(m, 2)) {
+		in->seed = draw_new_seed(&m->draw, in);
+		return;
+	}
+	draw_add_injection(&in->schedule,
+			   (struct injection){.kind = INJECT_PRIORITY,
+					      .step = below(m, PCT_THREADS_NAMED),
+					      .arg = below(m, 2) ? INJECT_PRIO_MAX
+								 : lowest_drawn_priority(in)});
+}
+
+/* A walk's `demote` records (a splice may bring one) dropped, as decoding does. */
+static void drop_walk_demotions(struct exec_input *in)
+{
+	struct schedule *s = &in->schedule;
+	uint32_t kept = 0;
+
+	if (!(in->flags & INPUT_FLAG_WALK))
+		return;
+	for (uint32_t i = 0; i < s->count; i++)
+		if (s->at[i].kind != INJECT_DEMOTE)
+			s->at[kept++] = s->at[i];
+	s->count = kept;
+}
+
 /* One structured change to in; add (another corpus input, or NULL) may be spliced from. */
 static void mutate_once(struct schedule_mutator *m, struct exec_input *in,
 			const struct exec_input *add)
 {
 	if (in->mode == INPUT_MODE_PCT && below(m, 8)) {
-		mutate_pct(m, in);
+		if (in->flags & INPUT_FLAG_WALK)
+			mutate_walk(m, in);
+		else
+			mutate_pct(m, in);
 		return;
 	}
 	draw_change(&m->draw, in, add);
+	drop_walk_demotions(in);
 }
 
 size_t schedule_random(struct schedule_mutator *m, uint8_t mode, uint8_t **out)

@@ -24,15 +24,19 @@ struct arm_tally {
 
 /*
  * The samplers a fresh sample is drawn from: PCT (priorities and change
- * points) and stalls at exits. A job the guest kernel makes the events for
- * (not instrumented: the harness's progress file says so after its first
- * pct run) gets both, in pct mode, shared out by what each has paid: a
- * race across a system call falls to a stall in a few executions and to
- * priorities seldom, a race in memory the other way round. An instrumented
- * job's fresh samples are PCT's; a job whose queue holds steps-mode entries
- * only (the bundled ledger) gets steps-mode stalls.
+ * points), stalls at exits, and walks (URW: the next thread drawn at every
+ * schedule event by the guest runtime, an instrumented job only). A job
+ * the guest kernel makes the events for (not instrumented: the harness's
+ * progress file says so after its first pct run) gets PCT and stalls, in
+ * pct mode, shared out by what each has paid: a race across a system call
+ * falls to a stall in a few executions and to priorities seldom, a race in
+ * memory the other way round. An instrumented job gets PCT and walks,
+ * shared out the same way from a prior that favours PCT (arms.c): a torn
+ * publish among many threads falls to a walk at once, a thread held back
+ * for a whole round only to PCT. A job whose queue holds steps-mode
+ * entries only (the bundled ledger) gets steps-mode stalls.
  */
-enum sampler { SAMPLER_PCT, SAMPLER_STALL, SAMPLERS, SAMPLER_NONE = SAMPLERS };
+enum sampler { SAMPLER_PCT, SAMPLER_STALL, SAMPLER_WALK, SAMPLERS, SAMPLER_NONE = SAMPLERS };
 
 struct schedule_mutator {
 	struct draw_state draw; /* the generator, and what shapes its PCT samples */
@@ -82,8 +86,11 @@ uint32_t schedule_local_share(const struct schedule_mutator *m);
 /* The share of steps-mode mutants, in 1/1024, made locally; the rest are fresh samples. */
 uint32_t schedule_steps_local_share(const struct schedule_mutator *m);
 
-/* The share of a job's fresh samples, in 1/1024, that are stalls where both samplers serve it. */
+/* The share of a plain job's fresh samples, in 1/1024, that are stalls (the rest PCT's). */
 uint32_t schedule_stall_share(const struct schedule_mutator *m);
+
+/* The share of an instrumented job's fresh samples, in 1/1024, that are walks (the rest PCT's). */
+uint32_t schedule_walk_share(const struct schedule_mutator *m);
 
 /* The sampler a fresh sample for an entry of mode is drawn from (mutators/arms.c). */
 enum sampler schedule_pick_sampler(struct schedule_mutator *m, uint8_t mode);

@@ -38,7 +38,7 @@ struct fuzz_options {
 	const char *out, *corpus;
 	bool until_crash;    /* stop at the first failure (not --all) */
 	bool mutator;	     /* Rewind's schedule mutator (not --no-mutator) */
-	const char *sampler; /* --sampler: pct or stall pinned; NULL: shared out by what paid */
+	const char *sampler; /* --sampler: one sampler pinned; NULL: shared out by what paid */
 	const char *afl_opts[FUZZ_MAX_AFL_OPTS];
 	size_t afl_opt_count;
 	struct harness_job job; /* the job options applied: checked before anything starts */

@@ -129,8 +129,10 @@ static int take_option(struct fuzz_options *o, int opt, const char *arg)
 		o->afl_opts[o->afl_opt_count++] = arg;
 		return 0;
 	case OPT_SAMPLER:
-		if (strcmp(arg, "pct") && strcmp(arg, "stall") && strcmp(arg, "auto"))
-			return fuzz_die("--sampler must be pct, stall or auto, not '%s'", arg);
+		if (strcmp(arg, "pct") && strcmp(arg, "stall") && strcmp(arg, "walk") &&
+		    strcmp(arg, "auto"))
+			return fuzz_die("--sampler must be pct, stall, walk or auto, not '%s'",
+					arg);
 		o->sampler = strcmp(arg, "auto") ? arg : NULL;
 		return 0;
 	case OPT_MAP_SIZE:

@@ -82,6 +82,10 @@ static void test_fuzz_command_in_order(void **state)
 	r.sampler = "stall"; /* rewind fuzz --sampler stall */
 	assert_int_equal(afl_command_build(&r, &cmd), 0);
 	assert_true(has_env(&cmd, "REWIND_MUTATOR_SAMPLER=stall"));
+	r.sampler = "walk"; /* rewind fuzz --sampler walk */
+	assert_int_equal(afl_command_build(&r, &cmd), 0);
+	assert_true(has_env(&cmd, "REWIND_MUTATOR_SAMPLER=walk"));
+	assert_false(has_env(&cmd, "REWIND_MUTATOR_SAMPLER=stall"));
 	assert_true(has_env(&cmd, "REWIND_PROGRESS_FILE=out/progress.json"));
 	assert_false(has_env(&cmd, "AFL_AUTORESUME=1"));
 	assert_null(cmd.env[cmd.envc]);

@@ -503,8 +503,7 @@ static uint32_t stalls_among_fresh(struct schedule_mutator *m, const uint8_t *bu
  * A job the guest kernel makes the events for (not instrumented: the
  * harness says so) gets fresh samples from both samplers, PCT and stalls at
  * exits (in pct mode, as the job runs), half and half until one pays more; the share follows what
- * paid, within 1/8 and 7/8. An instrumented job's fresh samples stay PCT's, and
- * REWIND_MUTATOR_SAMPLER pins one sampler.
+ * paid, within 1/8 and 7/8. REWIND_MUTATOR_SAMPLER pins one sampler.
  */
 static void test_a_plain_jobs_fresh_samples_are_shared(void **state)
 {
@@ -538,9 +537,7 @@ static void test_a_plain_jobs_fresh_samples_are_shared(void **state)
 	plain->samplers[SAMPLER_PCT] = (struct arm_tally){.tried = 1000, .paid = 0};
 	assert_int_equal(schedule_stall_share(plain), 512);
 
-	stalls = stalls_among_fresh(instrumented, buf, len, 2000, 0, 0);
-	assert_true(instrumented->kernel_events_known && !instrumented->kernel_events);
-	assert_int_equal(stalls, 0);
+	(void)instrumented; /* an instrumented job's: test_an_instrumented_jobs_walks */
 
 	setenv("REWIND_MUTATOR_SAMPLER", "stall", 1);
 	pinned = new_mutator(21);
@@ -549,6 +546,150 @@ static void test_a_plain_jobs_fresh_samples_are_shared(void **state)
 	assert_int_equal(stalls_among_fresh(pinned, buf, len, 500, 0, 0), 500);
 	unlink(plain_path);
 	unlink(instrumented_path);
+}
+
+/*
+ * Fresh samples of an instrumented job's pct entry, n of them: how many were
+ * walks; walks pay every walk_pays_every-th, PCT samples every
+ * pct_pays_every-th (0: never). Every one parses; a walk is a pct input with
+ * the walk flag, no records and a new seed.
+ */
+static uint32_t walks_among_fresh(struct schedule_mutator *m, const uint8_t *buf, size_t len, int n,
+				  int walk_pays_every, int pct_pays_every)
+{
+	static struct exec_input got;
+	uint32_t walks = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint8_t *out;
+		size_t o = afl_custom_fuzz(m, (uint8_t *)buf, len, &out, NULL, 0, INPUT_MAX_SIZE);
+		bool walk = m->last_sampler == SAMPLER_WALK;
+		int every = walk ? walk_pays_every : pct_pays_every;
+
+		assert_int_equal(input_parse(out, o, &got, NULL, 0), 0);
+		assert_int_equal(got.mode, INPUT_MODE_PCT);
+		assert_true(walk || m->last_sampler == SAMPLER_PCT);
+		assert_int_equal(!!(got.flags & INPUT_FLAG_WALK), walk);
+		if (walk)
+			assert_int_equal(got.schedule.count, 0);
+		walks += walk;
+		if (every && m->samplers[m->last_sampler].tried % (uint32_t)every == 0)
+			afl_custom_queue_new_entry(m, (const unsigned char *)"new",
+						   (const unsigned char *)"parent");
+	}
+	return walks;
+}
+
+/* A mutator for walks_among_fresh: fresh samples only, the job as progress_path says. */
+static struct schedule_mutator *fresh_only_mutator(unsigned int seed, const char *progress_path)
+{
+	struct schedule_mutator *m = new_mutator(seed);
+
+	m->progress_path = progress_path;
+	m->fixed_local_share = 0;
+	return m;
+}
+
+/*
+ * An instrumented job (the harness says the guest kernel does not make its
+ * events) gets fresh samples from PCT and walks: a walk first, then walks a
+ * quarter of them while neither has paid, the share following what paid within 1/8 and
+ * 5/16. Before the harness has said which kind of job it is, and on a plain
+ * job, no walk is drawn; REWIND_MUTATOR_SAMPLER=walk pins walks where they
+ * serve (an instrumented job), and a plain job's fresh samples stay PCT's
+ * and stalls'.
+ */
+static void test_an_instrumented_jobs_walks(void **state)
+{
+	static uint8_t buf[INPUT_MAX_SIZE];
+	size_t len = pct_input(buf);
+	char instrumented_path[] = "/tmp/rewind-test-progress-XXXXXX";
+	char plain_path[] = "/tmp/rewind-test-progress-XXXXXX";
+	struct schedule_mutator *m, *unknown, *pinned, *pinned_plain;
+	uint32_t walks;
+
+	(void)state;
+	write_progress(instrumented_path, false);
+	write_progress(plain_path, true);
+	unknown = fresh_only_mutator(31, NULL); /* no progress file: the job's kind never known */
+	assert_int_equal(walks_among_fresh(unknown, buf, len, 500, 0, 0), 0);
+
+	m = fresh_only_mutator(31, instrumented_path);
+	assert_int_equal(schedule_walk_share(m), 256);		      /* the prior */
+	assert_int_equal(walks_among_fresh(m, buf, len, 1, 0, 0), 1); /* the first is a walk */
+	walks = walks_among_fresh(m, buf, len, 4000, 0, 0);
+	assert_true(m->kernel_events_known && !m->kernel_events);
+	print_message("instrumented job, nothing paid: %u walks of 4000 fresh samples\n", walks);
+	assert_true(walks > 900 && walks < 1100);
+	/* walks pay 1 in 4, PCT samples never (a torn publish among many threads) */
+	walks = walks_among_fresh(m, buf, len, 2000, 4, 0);
+	print_message("walks paying: %u walks of 2000, share %u/1024\n", walks,
+		      schedule_walk_share(m));
+	assert_int_equal(schedule_walk_share(m), 320);
+	assert_true(walks > 500 && walks < 760);
+	/* and the other way round, from a new start: PCT pays, walks never (turn_game) */
+	m->samplers[SAMPLER_WALK] = m->samplers[SAMPLER_PCT] = (struct arm_tally){0};
+	walks = walks_among_fresh(m, buf, len, 4000, 0, 4);
+	print_message("PCT paying: %u walks of 4000, share %u/1024\n", walks,
+		      schedule_walk_share(m));
+	assert_int_equal(schedule_walk_share(m), 128);
+	/* at even rates walks weigh a third of PCT; three times the rate would be half: capped */
+	m->samplers[SAMPLER_WALK] = (struct arm_tally){.tried = 1000, .paid = 99};
+	m->samplers[SAMPLER_PCT] = (struct arm_tally){.tried = 1000, .paid = 99};
+	assert_int_equal(schedule_walk_share(m), 256);
+	m->samplers[SAMPLER_WALK] = (struct arm_tally){.tried = 998, .paid = 299};
+	assert_int_equal(schedule_walk_share(m), 320);
+	m->samplers[SAMPLER_WALK] = (struct arm_tally){.tried = 998, .paid = 119}; /* 1.2 times */
+	assert_int_equal(schedule_walk_share(m), 293);
+	m->samplers[SAMPLER_WALK] = (struct arm_tally){.tried = 1000, .paid = 0};
+	assert_int_equal(schedule_walk_share(m), 128);
+	m->samplers[SAMPLER_PCT] = (struct arm_tally){.tried = 1000, .paid = 0};
+	assert_int_equal(schedule_walk_share(m), 256);
+
+	setenv("REWIND_MUTATOR_SAMPLER", "walk", 1);
+	pinned = fresh_only_mutator(31, instrumented_path);
+	pinned_plain = fresh_only_mutator(31, plain_path);
+	unsetenv("REWIND_MUTATOR_SAMPLER");
+	assert_int_equal(walks_among_fresh(pinned, buf, len, 500, 0, 0), 500);
+	assert_int_equal(stalls_among_fresh(pinned_plain, buf, len, 500, 0, 0), 0);
+	assert_int_equal(pinned_plain->samplers[SAMPLER_PCT].tried, 500);
+	unlink(instrumented_path);
+	unlink(plain_path);
+}
+
+/*
+ * A walk entry's local changes keep it a walk: a new seed, a priority
+ * record, or a step-kind change; never a `demote` (the walk draws its own
+ * switches), also where the input spliced from has one.
+ */
+static void test_walk_entries_change_as_walks(void **state)
+{
+	struct schedule_mutator *m = new_mutator(37);
+	static uint8_t buf[INPUT_MAX_SIZE], parent[INPUT_MAX_SIZE];
+	static struct exec_input in = {.seed = 5, .mode = INPUT_MODE_PCT, .flags = INPUT_FLAG_WALK},
+				 got;
+	size_t len = input_encode(&in, buf), parent_len = pct_input(parent);
+	uint32_t new_seeds = 0, priorities = 0;
+
+	(void)state;
+	m->fixed_local_share = 1024; /* local changes only */
+	for (int i = 0; i < 4000; i++) {
+		uint8_t *out;
+		size_t o = afl_custom_fuzz(m, buf, len, &out, parent, parent_len, INPUT_MAX_SIZE);
+
+		assert_int_equal(input_parse(out, o, &got, NULL, 0), 0);
+		assert_int_equal(got.mode, INPUT_MODE_PCT);
+		assert_true(got.flags & INPUT_FLAG_WALK);
+		new_seeds += got.seed != in.seed;
+		for (uint32_t r = 0; r < got.schedule.count; r++) {
+			assert_int_not_equal(got.schedule.at[r].kind, INJECT_DEMOTE);
+			priorities += got.schedule.at[r].kind == INJECT_PRIORITY;
+		}
+	}
+	print_message("4000 changes of a walk: %u new seeds, %u priority records\n", new_seeds,
+		      priorities);
+	assert_true(new_seeds > 1500);
+	assert_true(priorities > 1500);
 }
 
 /*
@@ -1117,6 +1258,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_local_share_follows_what_paid, free_mutators),
 		cmocka_unit_test_teardown(test_a_plain_jobs_fresh_samples_are_shared,
 					  free_mutators),
+		cmocka_unit_test_teardown(test_an_instrumented_jobs_walks, free_mutators),
+		cmocka_unit_test_teardown(test_walk_entries_change_as_walks, free_mutators),
 		cmocka_unit_test_teardown(test_change_points_move_by_events, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_samples, free_mutators),
 		cmocka_unit_test_teardown(test_random_pct_depth_from_env, free_mutators),
