@@ -110,7 +110,7 @@ static bool segment_inside(const struct elf_file *f, const Elf64_Phdr *ph)
 	return ph->p_offset <= f->size && ph->p_filesz <= f->size - ph->p_offset;
 }
 
-static void elf_segments(const struct elf_file *f, struct elf_segments *s)
+void elf_segments(const struct elf_file *f, struct elf_segments *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < f->eh.e_phnum; i++) {
@@ -122,6 +122,25 @@ static void elf_segments(const struct elf_file *f, struct elf_segments *s)
 		} else if (ph.p_type == PT_DYNAMIC && !s->has_dynamic) {
 			s->dynamic = ph;
 			s->has_dynamic = true;
+		}
+	}
+}
+
+void elf_loads(const struct elf_file *f, struct elf_loads *l)
+{
+	*l = (struct elf_loads){.lo = UINT64_MAX};
+	for (size_t i = 0; i < f->eh.e_phnum; i++) {
+		Elf64_Phdr ph = elf_phdr(f, i);
+
+		if (ph.p_type != PT_LOAD || ph.p_vaddr > UINT64_MAX - ph.p_memsz)
+			continue;
+		if (ph.p_vaddr < l->lo)
+			l->lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > l->hi)
+			l->hi = ph.p_vaddr + ph.p_memsz;
+		if (!l->has_text && (ph.p_flags & PF_X) && segment_inside(f, &ph)) {
+			l->text = ph;
+			l->has_text = true;
 		}
 	}
 }
@@ -304,6 +323,23 @@ int elf_dynamic_read(const struct elf_file *f, const Elf64_Phdr *ph, struct elf_
 	return rc;
 }
 
+/* Why f, which does not fit, is refused (reported): -ENOEXEC. */
+static int refused(const struct elf_file *f, enum elf_fit fit, const char *why)
+{
+	if (fit == ELF_CORRUPT)
+		return corrupt(f, "%s", why);
+	rw_err("%s is %s: the guest runs x86-64 programs only", f->shown, why);
+	return -ENOEXEC;
+}
+
+int elf_object(struct elf_file *f)
+{
+	char why[128];
+	enum elf_fit fit = elf_identify(f, why, sizeof(why));
+
+	return fit == ELF_FITS ? 0 : refused(f, fit, why);
+}
+
 int elf_program(struct elf_file *f, struct elf_segments *seg)
 {
 	char why[128];
@@ -311,12 +347,8 @@ int elf_program(struct elf_file *f, struct elf_segments *seg)
 
 	if (fit == ELF_NOT_ELF)
 		return 0;
-	if (fit == ELF_CORRUPT)
-		return corrupt(f, "%s", why);
-	if (fit == ELF_OTHER) {
-		rw_err("%s is %s: the guest runs x86-64 programs only", f->shown, why);
-		return -ENOEXEC;
-	}
+	if (fit != ELF_FITS)
+		return refused(f, fit, why);
 	if (f->eh.e_type != ET_EXEC && f->eh.e_type != ET_DYN)
 		return 0; /* an object file, a core dump: not run */
 	elf_segments(f, seg);

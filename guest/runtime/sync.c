@@ -98,20 +98,35 @@ UNLOCK_WRAPPER(pthread_mutex_unlock, pthread_mutex_t)
 UNLOCK_WRAPPER(pthread_rwlock_unlock, pthread_rwlock_t)
 UNLOCK_WRAPPER(pthread_spin_unlock, pthread_spinlock_t)
 
-/* Waiting releases the mutex and takes it again. */
+/*
+ * Waiting releases the mutex and takes it again: to feedback, an unlock
+ * and a lock. To spin.c the mutex stays held (no rt_spin_unlocked, no
+ * rt_spin_locked): the wait releases it only inside the C library, where
+ * no yield can follow the release, and a yield before the wait would
+ * come with the mutex still held. None is needed there: the wait blocks,
+ * so the other threads run. A spin's yield still due when the wait
+ * returns comes after the thread's next release of its locks (unless a
+ * load sees progress first).
+ */
+static void relocked(uintptr_t pc, const volatile void *lock)
+{
+	rt_feedback_store(pc, (uintptr_t)lock);
+	rt_feedback_lock(pc, (uintptr_t)lock);
+}
+
 int WRAP(pthread_cond_wait)(pthread_cond_t *c, pthread_mutex_t *m);
 int WRAP(pthread_cond_wait)(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	uintptr_t pc = RT_CALLER();
-
 	int rc;
 
 	unlocking(pc, m);
-	rt_spin_unlocked();
 	rt_walk_wait(1);
 	rc = REAL(pthread_cond_wait)(c, m);
 	rt_walk_wait(0);
-	return locked(pc, m, rc);
+	if (rc == 0)
+		relocked(pc, m);
+	return rc;
 }
 
 int WRAP(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t);
@@ -121,11 +136,11 @@ int WRAP(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const st
 	int rc;
 
 	unlocking(pc, m);
-	rt_spin_unlocked();
 	rt_walk_wait(1);
 	rc = REAL(pthread_cond_timedwait)(c, m, t);
 	rt_walk_wait(0);
-	locked(pc, m, rc == 0 || rc == ETIMEDOUT ? 0 : rc);
+	if (rc == 0 || rc == ETIMEDOUT)
+		relocked(pc, m);
 	return rc;
 }
 

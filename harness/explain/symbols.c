@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness/explain/symbols.h"
 
+#include "image/elf_file.h"
 #include "image/tree_path.h"
 #include "lib/file.h"
 #include "lib/log.h"
@@ -14,42 +15,34 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The executable PT_LOAD segment and the extent of an x86-64 ELF object. */
-static bool read_segments(struct symbol_object *o)
+/*
+ * The type, loader, extent and executable segment of the object, read with
+ * the checks every untrusted ELF file gets (image/elf_file.h); shown names
+ * it in messages. 0 or -ENOEXEC (reported).
+ */
+static int read_segments(struct symbol_object *o, const char *shown)
 {
-	uint64_t lo = UINT64_MAX;
-	bool text = false;
-	Elf64_Ehdr eh;
+	struct elf_file f = {.data = o->elf, .size = o->size, .shown = shown};
+	struct elf_segments seg;
+	struct elf_loads loads;
+	int rc = elf_object(&f);
 
-	if (o->size < sizeof(eh))
-		return false;
-	memcpy(&eh, o->elf, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > o->size ||
-	    (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > o->size - eh.e_phoff)
-		return false;
-	o->is_shared = eh.e_type == ET_DYN;
-	for (unsigned int i = 0; i < eh.e_phnum; i++) {
-		Elf64_Phdr ph;
-
-		memcpy(&ph, o->elf + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		o->is_dynamic |= ph.p_type == PT_INTERP;
-		if (ph.p_type != PT_LOAD || ph.p_vaddr > UINT64_MAX - ph.p_memsz)
-			continue;
-		if (ph.p_vaddr < lo)
-			lo = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > o->span)
-			o->span = ph.p_vaddr + ph.p_memsz;
-		if (!text && (ph.p_flags & PF_X) && ph.p_offset <= o->size &&
-		    ph.p_filesz <= o->size - ph.p_offset) {
-			o->text_lo = ph.p_vaddr;
-			o->text_hi = ph.p_vaddr + ph.p_filesz;
-			o->text_offset = ph.p_offset;
-			text = true;
-		}
+	if (rc < 0)
+		return rc;
+	elf_segments(&f, &seg);
+	elf_loads(&f, &loads);
+	if (!loads.has_text) {
+		rw_err("%s has no executable segment inside the file: no code locations", shown);
+		return -ENOEXEC;
 	}
-	o->first = lo == UINT64_MAX ? 0 : lo & ~0xfffull;
-	return text;
+	o->is_shared = f.eh.e_type == ET_DYN;
+	o->is_dynamic = seg.has_interp;
+	o->first = loads.lo & ~0xfffull;
+	o->span = loads.hi;
+	o->text_lo = loads.text.p_vaddr;
+	o->text_hi = loads.text.p_vaddr + loads.text.p_filesz;
+	o->text_offset = loads.text.p_offset;
+	return 0;
 }
 
 bool symbols_program_path(const char *cwd, const char *exe, char *out, size_t len)
@@ -70,13 +63,15 @@ static int add_object(struct symbols *s, const char *name, const uint8_t *elf, s
 	const char *tmp = getenv("TMPDIR");
 	struct symbol_object *o = &s->obj[s->count];
 	struct file_part part = {elf, size};
+	int rc;
 
 	if (s->count == SYMBOLS_OBJECTS)
 		return -ENOSPC;
 	*o = (struct symbol_object){.elf = elf, .size = size};
 	snprintf(o->name, sizeof(o->name), "%s", name);
-	if (!read_segments(o))
-		return -EINVAL;
+	rc = read_segments(o, name[0] ? name : "the test binary");
+	if (rc < 0)
+		return rc;
 	snprintf(o->path, sizeof(o->path), "%s/rewind-symbols-%d-%u", tmp && *tmp ? tmp : "/tmp",
 		 (int)getpid(), s->count);
 	if (file_write_atomic(o->path, &part, 1) < 0)
@@ -90,9 +85,7 @@ int symbols_open(struct symbols *s, const uint8_t *elf, size_t size)
 	int rc;
 
 	*s = (struct symbols){0};
-	rc = add_object(s, "", elf, size);
-	if (rc == -EINVAL)
-		rw_err("the test binary is not an x86-64 ELF executable: no code locations");
+	rc = add_object(s, "", elf, size); /* a file that is no x86-64 object is reported */
 	s->ok = rc == 0;
 	return rc;
 }

@@ -8,7 +8,8 @@
  *   fuzz_elf --write-seeds DIR writes a few small ELF files into DIR
  *
  * The bytes are read as a program (elf_program, then elf_interp and
- * elf_dynamic_read, as elf_deps_find does) and as a library (elf_library):
+ * elf_dynamic_read, as elf_deps_find does), as a library (elf_library) and
+ * as an object whose code rewind explain names (elf_object, elf_loads):
  * refused (-ENOEXEC, or -ENAMETOOLONG for too long an interpreter path;
  * the message on stderr) or accepted, never crashed on, read out of
  * bounds or leaked (run-parser-fuzz reruns what afl-fuzz kept with
@@ -146,6 +147,27 @@ static void as_library(const uint8_t *data, size_t len)
 	elf_dynamic_free(&d);
 }
 
+/* The bytes as rewind explain reads an object for code locations (harness/explain/symbols.c). */
+static void as_object(const uint8_t *data, size_t len)
+{
+	struct elf_file f = {.data = data, .size = len, .shown = "fuzzed object"};
+	struct elf_loads l;
+	int rc = elf_object(&f);
+
+	if (rc != 0 && rc != -ENOEXEC)
+		fuzz_die("elf_object", "returned neither 0 nor -ENOEXEC");
+	if (rc != 0)
+		return;
+	if (len < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) ||
+	    data[EI_CLASS] != ELFCLASS64 || f.eh.e_machine != EM_X86_64)
+		fuzz_die("elf_object", "accepted a file that is not x86-64 ELF");
+	elf_loads(&f, &l);
+	if (l.has_text &&
+	    (l.text.p_type != PT_LOAD || !(l.text.p_flags & PF_X) || l.text.p_offset > len ||
+	     l.text.p_filesz > len - l.text.p_offset || l.lo > l.text.p_vaddr || l.lo > l.hi))
+		fuzz_die("elf_loads", "gave an executable segment outside the file or its extent");
+}
+
 static void check(const uint8_t *bytes, size_t len, const char *path)
 {
 	/* an exact-size copy, so ASan catches a read past the end */
@@ -154,6 +176,7 @@ static void check(const uint8_t *bytes, size_t len, const char *path)
 	(void)path;
 	as_program(data, len);
 	as_library(data, len);
+	as_object(data, len);
 	free(data);
 }
 

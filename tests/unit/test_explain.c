@@ -3,9 +3,10 @@
  * Unit tests of the pure parts of --explain: finding the racing pair in two
  * event logs (harness/explain/racing_pair.c) and naming what its accesses
  * did (harness/explain/access_label.c), the program's guest path and the
- * objects at a run's load bases (harness/explain/symbols.c), reading files
- * out of the guest's archives (image/guest_files.c), including hostile
- * archives, and the guest path of an add spec (harness/job.c).
+ * objects at a run's load bases (harness/explain/symbols.c), hostile ELF
+ * files refused as image/elf_file.c refuses them, reading files out of the
+ * guest's archives (image/guest_files.c), including hostile archives, and
+ * the guest path of an add spec (harness/job.c).
  */
 #include "harness/explain/access_label.h"
 #include "harness/explain/racing_pair.h"
@@ -15,6 +16,8 @@
 #include "image/guest_files.h"
 #include "lib/file.h"
 
+#include <elf.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +27,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+/* This test program's own file, the sound object the hostile ones are made from. */
+static const uint8_t *elf_self;
+static size_t elf_self_size;
 
 #define COUNTER 0x410004u
 #define LOAD	0x401358u /* the load and the store of counter++ */
@@ -232,6 +239,118 @@ static void test_objects_at_their_bases(void **state)
 	free(s);
 }
 
+/* What fn(s, elf, size) wrote to stderr into out; its return value. */
+static int with_stderr(int (*fn)(struct symbols *, const uint8_t *, size_t), struct symbols *s,
+		       const uint8_t *elf, size_t size, char *out, size_t len)
+{
+	int saved = dup(STDERR_FILENO), rc;
+	FILE *capture = tmpfile();
+	size_t n;
+
+	assert_true(saved >= 0);
+	assert_non_null(capture);
+	fflush(stderr);
+	assert_true(dup2(fileno(capture), STDERR_FILENO) >= 0);
+	rc = fn(s, elf, size);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(capture);
+	n = fread(out, 1, len - 1, capture);
+	out[n] = '\0';
+	fclose(capture);
+	return rc;
+}
+
+static int open_program(struct symbols *s, const uint8_t *elf, size_t size)
+{
+	return symbols_open(s, elf, size);
+}
+
+static int map_library(struct symbols *s, const uint8_t *elf, size_t size)
+{
+	return symbols_mapped_at(s, "/lib/libt.so.1", elf, size, 0x7f0000100000ull);
+}
+
+/* A hostile file refused by the program's open (or a library's mapping) with its message. */
+static void expect_refused(int (*fn)(struct symbols *, const uint8_t *, size_t), const uint8_t *elf,
+			   size_t size, const char *message)
+{
+	struct symbols *s = calloc(1, sizeof(*s));
+	unsigned int before;
+	char said[512];
+
+	assert_non_null(s);
+	if (fn == map_library) /* the program first, then the library */
+		assert_int_equal(symbols_open(s, elf_self, elf_self_size), 0);
+	before = s->count;
+	assert_int_equal(with_stderr(fn, s, elf, size, said, sizeof(said)), -ENOEXEC);
+	assert_string_equal(said, message);
+	assert_int_equal(s->count, before);
+	symbols_close(s);
+	free(s);
+}
+
+/*
+ * Hostile ELF files (the guest's archives are the job's, untrusted): a
+ * program or a library whose program headers are truncated, of the wrong
+ * size, or not ELF at all, or with no executable segment, is refused with
+ * image/elf_file.c's checks and words, and no code location is read from it.
+ */
+static void test_hostile_elf_files_are_refused(void **state)
+{
+	uint8_t *elf, *bad;
+	Elf64_Ehdr eh;
+	size_t size, cut;
+
+	(void)state;
+	assert_int_equal(file_read_max("/proc/self/exe", 1u << 30, "test", &elf, &size), 0);
+	elf_self = elf;
+	elf_self_size = size;
+	bad = malloc(size);
+	assert_non_null(bad);
+	memcpy(&eh, elf, sizeof(eh));
+	assert_true(eh.e_phnum > 2);
+
+	cut = eh.e_phoff + 2 * sizeof(Elf64_Phdr); /* the file ends in its program headers */
+	memcpy(bad, elf, cut);
+	expect_refused(open_program, bad, cut,
+		       "rewind: error: the test binary is a corrupt ELF file: its program headers "
+		       "lie past the end of the file\n");
+	expect_refused(map_library, bad, cut,
+		       "rewind: error: /lib/libt.so.1 is a corrupt ELF file: its program headers "
+		       "lie past the end of the file\n");
+
+	memcpy(bad, elf, size);
+	((Elf64_Ehdr *)bad)->e_phentsize = 32;
+	expect_refused(open_program, bad, size,
+		       "rewind: error: the test binary is a corrupt ELF file: its program headers "
+		       "are 32 bytes each, not 56\n");
+
+	memcpy(bad, elf, size);
+	((Elf64_Ehdr *)bad)->e_ident[EI_CLASS] = ELFCLASS32;
+	expect_refused(open_program, bad, size,
+		       "rewind: error: the test binary is a 32-bit ELF file: the guest runs "
+		       "x86-64 programs only\n");
+
+	memcpy(bad, "#!/bin/sh\n", 10);
+	expect_refused(open_program, bad, size,
+		       "rewind: error: the test binary is not an ELF file: the guest runs x86-64 "
+		       "programs only\n");
+
+	memcpy(bad, elf, size);
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr *ph = (Elf64_Phdr *)(bad + eh.e_phoff) + i;
+
+		ph->p_flags &= ~(uint32_t)PF_X;
+	}
+	expect_refused(open_program, bad, size,
+		       "rewind: error: the test binary has no executable segment inside the "
+		       "file: no code locations\n");
+	free(bad);
+	free(elf);
+}
+
 static size_t archive(char **buf, const char *const *names, const char *const *contents, int n)
 {
 	size_t len = 0;
@@ -321,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_access_labels),
 		cmocka_unit_test(test_program_path_from_the_working_directory),
 		cmocka_unit_test(test_objects_at_their_bases),
+		cmocka_unit_test(test_hostile_elf_files_are_refused),
 		cmocka_unit_test(test_guest_files_found_by_path),
 		cmocka_unit_test(test_guest_files_hostile_archives),
 		cmocka_unit_test(test_add_guest_path),
