@@ -3,7 +3,7 @@
  * The entry points gcc's -fsanitize=thread instrumentation calls (compile
  * only: the program is linked with this runtime, never with libtsan). Each
  * load or store on memory that is not the thread's own stack, and each
- * atomic anywhere, is a schedule event, counted before the access happens
+ * atomic or volatile access anywhere, is a schedule event, counted before the access happens
  * (an atomic on a stack is one another thread shares: a count that main
  * waits for on its own stack while a pool's workers add to it), so a
  * preemption or a
@@ -38,6 +38,20 @@ static inline void access_at(uintptr_t pc, const volatile void *addr, int store,
 		event_at(pc, a, store, size);
 }
 
+/*
+ * A volatile access of size bytes at pc (guest/rewind-cc compiles with
+ * tsan-distinguish-volatile): an event wherever it is, as an atomic is.
+ * Code from before C11 waits on a volatile flag or count, on its own stack
+ * too (a pool's caller polling a count its workers add to): such a load is
+ * meant for other threads, and without an event the spin never gives the
+ * CPU away.
+ */
+static inline void volatile_at(uintptr_t pc, const volatile void *addr, int store,
+			       unsigned long size)
+{
+	event_at(pc, (uintptr_t)addr, store, size);
+}
+
 /* An atomic read-modify-write of size bytes at pc: it reads (what it read from) and writes. */
 static inline void rmw_at(uintptr_t pc, const volatile void *addr, unsigned long size)
 {
@@ -65,8 +79,21 @@ PLAIN_SIZES(__tsan_read, 0)
 PLAIN_SIZES(__tsan_write, 1)
 PLAIN_SIZES(__tsan_unaligned_read, 0)
 PLAIN_SIZES(__tsan_unaligned_write, 1)
-PLAIN_SIZES(__tsan_volatile_read, 0)
-PLAIN_SIZES(__tsan_volatile_write, 1)
+#define VOLATILE_ACCESS(name, store, size)                                                         \
+	void name(void *addr);                                                                     \
+	void name(void *addr)                                                                      \
+	{                                                                                          \
+		volatile_at(RT_CALLER(), addr, store, size);                                       \
+	}
+#define VOLATILE_SIZES(prefix, store)                                                              \
+	VOLATILE_ACCESS(prefix##1, store, 1)                                                       \
+	VOLATILE_ACCESS(prefix##2, store, 2)                                                       \
+	VOLATILE_ACCESS(prefix##4, store, 4)                                                       \
+	VOLATILE_ACCESS(prefix##8, store, 8)                                                       \
+	VOLATILE_ACCESS(prefix##16, store, 16)
+
+VOLATILE_SIZES(__tsan_volatile_read, 0)
+VOLATILE_SIZES(__tsan_volatile_write, 1)
 
 void __tsan_read_range(void *addr, unsigned long size);
 void __tsan_read_range(void *addr, unsigned long size)

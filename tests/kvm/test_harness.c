@@ -783,14 +783,58 @@ static void test_threads_that_exit_together_are_never_stuck(void **state)
  * the workers count down with atomics. A thread's own stack makes no
  * events, but an atomic anywhere does (guest/runtime/tsan.c): without it
  * main's spin made none, never gave the CPU away, and every run ended
- * stuck. No run of either mode may now be stuck or fail.
+ * stuck. guest/tests/done_poll.c polls a volatile count on its own stack
+ * that the workers add to under a mutex: a volatile access is an event
+ * wherever it is too (guest/rewind-cc compiles with
+ * tsan-distinguish-volatile); before, its unperturbed pct run (a search's
+ * first execution) was stuck. No run of either mode may now be stuck or
+ * fail, and the unperturbed run passes (349 events) and replays.
  */
 static void test_a_wait_on_a_count_on_the_stack_is_never_stuck(void **state)
 {
-	static const char *const runs[] = {"--pct -- /tests/batch_count",
-					   "--counter -- /tests/batch_count"};
+	static const char *const runs[] = {
+		"--pct -- /tests/batch_count", "--counter -- /tests/batch_count",
+		"--pct -- /tests/done_poll", "--counter -- /tests/done_poll"};
+	struct run *r = new_run();
 
 	(void)state;
+	sh(HARNESS " --stuck-ms 10000 --replay corpus/pct/empty --repeat 2 -- /tests/done_poll", r);
+	expect_status(r, 0, "same outcome and trace every time, 2 runs");
+	assert_non_null(strstr(r->err, "outcome pass"));
+	expect_never_stuck(runs, sizeof(runs) / sizeof(runs[0]), 20);
+}
+
+/*
+ * The plain builds (no Rewind code) of the same wait, and of one that polls
+ * a volatile count with plain loads (guest/tests/done_poll.c): no atomic is
+ * an event there, but a page of main's stack that a worker wrote is shared
+ * memory for main too (linux/patches/0018), so main's spin makes events,
+ * is recognised, and yields. Before, main's loads of its own stack made
+ * none: the unperturbed pct run of each (a search's first execution) was
+ * stuck at main's spin (no exit for 8000 ms), though seed 1's 20 samples
+ * passed (200 and 180 events a run). Now that run passes (520 and 369
+ * events) and replays identically, and no sample is stuck (351 and 293
+ * events a run on average). A spin that starts before any worker has
+ * written to the page is still no event.
+ */
+static void test_a_plain_wait_on_a_count_on_the_stack_is_never_stuck(void **state)
+{
+	static const char *const commands[] = {"/tests/plain/batch_count",
+					       "/tests/plain/done_poll"};
+	static const char *const runs[] = {"--pct -- /tests/plain/batch_count",
+					   "--pct -- /tests/plain/done_poll"};
+	struct run *r = new_run();
+	char cmd[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		snprintf(cmd, sizeof(cmd),
+			 HARNESS " --stuck-ms 10000 --replay corpus/pct/empty --repeat 2 -- %s",
+			 commands[i]);
+		sh(cmd, r);
+		expect_status(r, 0, "same outcome and trace every time, 2 runs");
+		assert_non_null(strstr(r->err, "outcome pass"));
+	}
 	expect_never_stuck(runs, sizeof(runs) / sizeof(runs[0]), 20);
 }
 
@@ -1605,6 +1649,55 @@ static void test_racy_maps_are_kept_per_key(void **state)
 	assert_non_null(strstr(r->out, "\"execs\": 9,"));
 	assert_non_null(strstr(r->out, "\"racy_profile_samples\": 6"));
 	assert_true(json_number_of(r->out, "pct_racy_events") > 0);
+}
+
+/*
+ * pct mode's profile run counts the job's events (k, pct_events in the
+ * progress file), and every change point of a search is placed on that
+ * count: it is the guest's count, which the job's stuck budget (host
+ * time) never cuts. Here /bin/dirty first-writes 24 MiB between two runs
+ * of check_then_act without an exit: in the KVM box that takes far more
+ * than the 10 ms budget of the search below, which used to cut the
+ * profile there (322 events of 637), and each execution then placed its
+ * change points elsewhere than a replay whose profile ran to the end. The
+ * executions themselves are still stuck at that budget: a verdict ends
+ * its own run, nothing else.
+ */
+static void test_a_profile_is_the_guests_whatever_the_stuck_budget(void **state)
+{
+	static const char job[] = "-- /bin/sh -c '/tests/plain/check_then_act; /bin/dirty 24; "
+				  "/tests/plain/check_then_act'";
+	struct afl_side a = {.fuzz_id = -1};
+	struct run *r = new_run();
+	char cmd[1024];
+	long searched, whole;
+
+	(void)state;
+	write_mode_input(DIR "/profile-demote", "pct",
+			 "{\"position\":2000000000,\"kind\":\"demote\",\"priority\":2}");
+	snprintf(cmd, sizeof(cmd),
+		 "--stuck-ms 10 --artifacts " DIR "/profile-art --progress " DIR
+		 "/profile-search.json " DIR "/current %s",
+		 job);
+	start_forkserver(&a, 65536, cmd);
+	hello(&a);
+	assert_int_equal(system("cp corpus/pct/empty " DIR "/current"), 0);
+	execute(&a, 0);
+	assert_int_equal(system("cp " DIR "/profile-demote " DIR "/current"), 0);
+	execute(&a, 0);
+	stop_forkserver(&a);
+	sh("cat " DIR "/profile-search.json", r);
+	searched = json_number_of(r->out, "pct_events");
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --stuck-ms 10000 --progress " DIR "/profile-whole.json corpus/pct/empty "
+			 "%s && cat " DIR "/profile-whole.json",
+		 job);
+	sh(cmd, r);
+	expect_status(r, 0, "outcome pass");
+	whole = json_number_of(r->out, "pct_events");
+	print_message("profile: %ld events in the search, %ld alone\n", searched, whole);
+	assert_true(whole > 0);
+	assert_int_equal(searched, whole);
 }
 
 static void test_forkserver_protocol(void **state)
@@ -2748,6 +2841,7 @@ int main(void)
 		cmocka_unit_test(test_a_spin_on_a_flag_lets_the_other_thread_run),
 		cmocka_unit_test(test_threads_that_exit_together_are_never_stuck),
 		cmocka_unit_test(test_a_wait_on_a_count_on_the_stack_is_never_stuck),
+		cmocka_unit_test(test_a_plain_wait_on_a_count_on_the_stack_is_never_stuck),
 		cmocka_unit_test(test_a_spin_on_an_emulated_test_and_set_yields),
 		cmocka_unit_test(test_a_pct_run_out_of_steps_goes_on_fairly),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
@@ -2759,6 +2853,7 @@ int main(void)
 		cmocka_unit_test(test_racy_events_count_the_shared_data),
 		cmocka_unit_test(test_wide_samples_find_and_replay),
 		cmocka_unit_test(test_racy_maps_are_kept_per_key),
+		cmocka_unit_test(test_a_profile_is_the_guests_whatever_the_stuck_budget),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_a_rerun_from_its_cache),
