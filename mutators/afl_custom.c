@@ -87,6 +87,17 @@ uint8_t afl_custom_queue_new_entry(void *data, const unsigned char *filename_new
 	return 0; /* the entry's file is left as it is */
 }
 
+/* At the end: PCT's fresh samples and other's, what each paid, and other's share. */
+static void say_samplers(const struct schedule_mutator *m, enum sampler other, const char *what,
+			 const char *name, uint32_t share)
+{
+	fprintf(stderr,
+		"rewind-mutator: fresh samples: %u pct (%u new entries), %u %s (%u new entries); "
+		"%s share at the end %u/1024\n",
+		m->samplers[SAMPLER_PCT].tried, m->samplers[SAMPLER_PCT].paid,
+		m->samplers[other].tried, what, m->samplers[other].paid, name, share);
+}
+
 void afl_custom_deinit(void *data)
 {
 	struct schedule_mutator *m = data;
@@ -99,19 +110,8 @@ void afl_custom_deinit(void *data)
 			m->arms[PCT_ARM_LOCAL].tried, m->arms[PCT_ARM_LOCAL].paid,
 			schedule_local_share(m));
 	if (m && m->samplers[SAMPLER_STALL].tried && m->samplers[SAMPLER_PCT].tried)
-		fprintf(stderr,
-			"rewind-mutator: fresh samples: %u pct (%u new entries), %u stalls at "
-			"exits "
-			"(%u new entries); stall share at the end %u/1024\n",
-			m->samplers[SAMPLER_PCT].tried, m->samplers[SAMPLER_PCT].paid,
-			m->samplers[SAMPLER_STALL].tried, m->samplers[SAMPLER_STALL].paid,
-			schedule_stall_share(m));
+		say_samplers(m, SAMPLER_STALL, "stalls at exits", "stall", schedule_stall_share(m));
 	if (m && m->samplers[SAMPLER_WALK].tried && m->samplers[SAMPLER_PCT].tried)
-		fprintf(stderr,
-			"rewind-mutator: fresh samples: %u pct (%u new entries), %u walks (%u new "
-			"entries); walk share at the end %u/1024\n",
-			m->samplers[SAMPLER_PCT].tried, m->samplers[SAMPLER_PCT].paid,
-			m->samplers[SAMPLER_WALK].tried, m->samplers[SAMPLER_WALK].paid,
-			schedule_walk_share(m));
+		say_samplers(m, SAMPLER_WALK, "walks", "walk", schedule_walk_share(m));
 	free(data);
 }

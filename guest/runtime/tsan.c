@@ -62,38 +62,26 @@ static inline void rmw_at(uintptr_t pc, const volatile void *addr, unsigned long
 	rt_feedback_store(pc, a);
 }
 
-#define PLAIN_ACCESS(name, store, size)                                                            \
+/* The entry point name(addr): an access of size bytes, taken by handle (access_at, volatile_at). */
+#define ACCESS_ENTRY(name, handle, store, size)                                                    \
 	void name(void *addr);                                                                     \
 	void name(void *addr)                                                                      \
 	{                                                                                          \
-		access_at(RT_CALLER(), addr, store, size);                                         \
+		handle(RT_CALLER(), addr, store, size);                                            \
 	}
-#define PLAIN_SIZES(prefix, store)                                                                 \
-	PLAIN_ACCESS(prefix##1, store, 1)                                                          \
-	PLAIN_ACCESS(prefix##2, store, 2)                                                          \
-	PLAIN_ACCESS(prefix##4, store, 4)                                                          \
-	PLAIN_ACCESS(prefix##8, store, 8)                                                          \
-	PLAIN_ACCESS(prefix##16, store, 16)
+#define ACCESS_SIZES(prefix, handle, store)                                                        \
+	ACCESS_ENTRY(prefix##1, handle, store, 1)                                                  \
+	ACCESS_ENTRY(prefix##2, handle, store, 2)                                                  \
+	ACCESS_ENTRY(prefix##4, handle, store, 4)                                                  \
+	ACCESS_ENTRY(prefix##8, handle, store, 8)                                                  \
+	ACCESS_ENTRY(prefix##16, handle, store, 16)
 
-PLAIN_SIZES(__tsan_read, 0)
-PLAIN_SIZES(__tsan_write, 1)
-PLAIN_SIZES(__tsan_unaligned_read, 0)
-PLAIN_SIZES(__tsan_unaligned_write, 1)
-#define VOLATILE_ACCESS(name, store, size)                                                         \
-	void name(void *addr);                                                                     \
-	void name(void *addr)                                                                      \
-	{                                                                                          \
-		volatile_at(RT_CALLER(), addr, store, size);                                       \
-	}
-#define VOLATILE_SIZES(prefix, store)                                                              \
-	VOLATILE_ACCESS(prefix##1, store, 1)                                                       \
-	VOLATILE_ACCESS(prefix##2, store, 2)                                                       \
-	VOLATILE_ACCESS(prefix##4, store, 4)                                                       \
-	VOLATILE_ACCESS(prefix##8, store, 8)                                                       \
-	VOLATILE_ACCESS(prefix##16, store, 16)
-
-VOLATILE_SIZES(__tsan_volatile_read, 0)
-VOLATILE_SIZES(__tsan_volatile_write, 1)
+ACCESS_SIZES(__tsan_read, access_at, 0)
+ACCESS_SIZES(__tsan_write, access_at, 1)
+ACCESS_SIZES(__tsan_unaligned_read, access_at, 0)
+ACCESS_SIZES(__tsan_unaligned_write, access_at, 1)
+ACCESS_SIZES(__tsan_volatile_read, volatile_at, 0)
+ACCESS_SIZES(__tsan_volatile_write, volatile_at, 1)
 
 void __tsan_read_range(void *addr, unsigned long size);
 void __tsan_read_range(void *addr, unsigned long size)
