@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* REWIND_MUTATOR_SAMPLER (rewind fuzz --sampler): one sampler pinned, or -1: shared out. */
+/* REWIND_MUTATOR_SAMPLER (rewind fuzz --sampler): one sampler pinned, or shared out (auto, mix). */
 static int8_t pinned_sampler(void)
 {
 	static const char *const names[SAMPLERS] = {
@@ -21,15 +21,17 @@ static int8_t pinned_sampler(void)
 	const char *v = getenv("REWIND_MUTATOR_SAMPLER");
 
 	if (!v || !*v || !strcmp(v, "auto"))
-		return -1;
+		return SAMPLERS_AUTO;
+	if (!strcmp(v, "mix"))
+		return SAMPLERS_MIX;
 	for (int i = 0; i < SAMPLERS; i++)
 		if (!strcmp(v, names[i]))
 			return (int8_t)i;
 	fprintf(stderr,
-		"rewind-mutator: REWIND_MUTATOR_SAMPLER must be pct, stall, walk or auto, not "
+		"rewind-mutator: REWIND_MUTATOR_SAMPLER must be pct, stall, walk, mix or auto, not "
 		"'%s': the samplers are shared out by what paid\n",
 		v);
-	return -1;
+	return SAMPLERS_AUTO;
 }
 
 void *afl_custom_init(void *afl, unsigned int seed)

@@ -140,9 +140,12 @@ enum sampler schedule_pick_sampler(struct schedule_mutator *m, uint8_t mode)
 	if (m->kernel_events)
 		return draw_below(&m->draw, 1024) < schedule_stall_share(m) ? SAMPLER_STALL
 									    : SAMPLER_PCT;
-	/* an instrumented job's first fresh sample is a walk: where walks win, most
-	 * walks fail (63 to 100% on the torn publishes), so it finds the bug at
-	 * once; where they do not, it costs one execution */
+	/* mix: an instrumented job's first fresh sample is a walk: where walks win,
+	 * most walks fail (63 to 100% on the torn publishes), so it finds the bug
+	 * at once; where they do not, it costs one execution. Not the default: a
+	 * walk's failure has no change point to explain, so no racing pair, and
+	 * rewind explore buckets one bug's failures by their racing pair */
+	instrumented = instrumented && m->fixed_sampler == SAMPLERS_MIX;
 	if (instrumented && !m->samplers[SAMPLER_WALK].tried)
 		return SAMPLER_WALK;
 	if (instrumented)

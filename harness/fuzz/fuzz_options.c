@@ -130,8 +130,8 @@ static int take_option(struct fuzz_options *o, int opt, const char *arg)
 		return 0;
 	case OPT_SAMPLER:
 		if (strcmp(arg, "pct") && strcmp(arg, "stall") && strcmp(arg, "walk") &&
-		    strcmp(arg, "auto"))
-			return fuzz_die("--sampler must be pct, stall, walk or auto, not '%s'",
+		    strcmp(arg, "mix") && strcmp(arg, "auto"))
+			return fuzz_die("--sampler must be pct, stall, walk, mix or auto, not '%s'",
 					arg);
 		o->sampler = strcmp(arg, "auto") ? arg : NULL;
 		return 0;
