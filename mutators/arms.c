@@ -56,6 +56,37 @@ void schedule_mutant_paid(struct schedule_mutator *m)
 	m->last_sampler = SAMPLER_NONE;
 }
 
+/*
+ * One sampler's share of fresh samples against another's, the rule of both
+ * shares below: each sampler's rate of new queue entries, starting as
+ * prior_tries tries at prior_rate, (paid + prior_tries * prior_rate) /
+ * (tried + prior_tries), weighed by its prior share and shared in
+ * proportion within min and max; the prior share itself while both rates
+ * are zero (neither has paid, and a pooled prior rate is zero too).
+ */
+struct share_rule {
+	double prior;	    /* of 1024: the first sampler's share while both pay alike */
+	double prior_rate;  /* each rate starts as prior_tries tries at this rate */
+	double prior_tries; /* how much the prior weighs against what was tried */
+	uint32_t min, max;  /* of 1024: the first sampler's bounds */
+};
+
+static uint32_t sampler_share(const struct arm_tally *a, const struct arm_tally *b,
+			      const struct share_rule *r)
+{
+	double start = r->prior_tries * r->prior_rate;
+	double a_rate = r->prior * (a->paid + start) / (a->tried + r->prior_tries);
+	double b_rate = (1024.0 - r->prior) * (b->paid + start) / (b->tried + r->prior_tries);
+	uint32_t share;
+
+	if (a_rate + b_rate <= 0.0)
+		return (uint32_t)r->prior;
+	share = (uint32_t)(1024.0 * a_rate / (a_rate + b_rate));
+	if (share < r->min)
+		return r->min;
+	return share > r->max ? r->max : share;
+}
+
 #define SAMPLER_SHARE_MIN 128 /* of 1024: neither sampler starves */
 
 /*
@@ -67,14 +98,13 @@ void schedule_mutant_paid(struct schedule_mutator *m)
  */
 uint32_t schedule_stall_share(const struct schedule_mutator *m)
 {
-	const struct arm_tally *p = &m->samplers[SAMPLER_PCT], *st = &m->samplers[SAMPLER_STALL];
-	double pct_rate = (p->paid + 1.0) / (p->tried + 2.0);
-	double stall_rate = (st->paid + 1.0) / (st->tried + 2.0);
-	uint32_t share = (uint32_t)(1024.0 * stall_rate / (pct_rate + stall_rate));
+	static const struct share_rule even = {.prior = 512,
+					       .prior_rate = 0.5,
+					       .prior_tries = 2,
+					       .min = SAMPLER_SHARE_MIN,
+					       .max = 1024 - SAMPLER_SHARE_MIN};
 
-	if (share < SAMPLER_SHARE_MIN)
-		return SAMPLER_SHARE_MIN;
-	return share > 1024 - SAMPLER_SHARE_MIN ? 1024 - SAMPLER_SHARE_MIN : share;
+	return sampler_share(&m->samplers[SAMPLER_STALL], &m->samplers[SAMPLER_PCT], &even);
 }
 
 #define WALK_PRIOR	 256 /* of 1024: a walk's payoff weighs a third of a PCT sample's */
@@ -102,20 +132,14 @@ uint32_t schedule_stall_share(const struct schedule_mutator *m)
 uint32_t schedule_walk_share(const struct schedule_mutator *m)
 {
 	const struct arm_tally *w = &m->samplers[SAMPLER_WALK], *p = &m->samplers[SAMPLER_PCT];
-	double pooled, walk_rate, pct_rate;
-	uint32_t share;
+	uint32_t tried = w->tried + p->tried;
+	struct share_rule pooled = {.prior = WALK_PRIOR,
+				    .prior_rate = tried ? (double)(w->paid + p->paid) / tried : 0,
+				    .prior_tries = WALK_PRIOR_TRIES,
+				    .min = WALK_SHARE_MIN,
+				    .max = WALK_SHARE_MAX};
 
-	if (!w->paid && !p->paid)
-		return WALK_PRIOR;
-	pooled = (double)(w->paid + p->paid) / (w->tried + p->tried);
-	walk_rate =
-		WALK_PRIOR * (w->paid + WALK_PRIOR_TRIES * pooled) / (w->tried + WALK_PRIOR_TRIES);
-	pct_rate = (1024.0 - WALK_PRIOR) * (p->paid + WALK_PRIOR_TRIES * pooled) /
-		   (p->tried + WALK_PRIOR_TRIES);
-	share = (uint32_t)(1024.0 * walk_rate / (walk_rate + pct_rate));
-	if (share < WALK_SHARE_MIN)
-		return WALK_SHARE_MIN;
-	return share > WALK_SHARE_MAX ? WALK_SHARE_MAX : share;
+	return sampler_share(w, p, &pooled);
 }
 
 /*

@@ -15,6 +15,7 @@
 #include "image/cpio.h"
 #include "image/guest_files.h"
 #include "lib/file.h"
+#include "tests/unit/stderr_capture.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -243,22 +244,12 @@ static void test_objects_at_their_bases(void **state)
 static int with_stderr(int (*fn)(struct symbols *, const uint8_t *, size_t), struct symbols *s,
 		       const uint8_t *elf, size_t size, char *out, size_t len)
 {
-	int saved = dup(STDERR_FILENO), rc;
-	FILE *capture = tmpfile();
-	size_t n;
+	struct stderr_capture capture;
+	int rc;
 
-	assert_true(saved >= 0);
-	assert_non_null(capture);
-	fflush(stderr);
-	assert_true(dup2(fileno(capture), STDERR_FILENO) >= 0);
+	stderr_capture_begin(&capture);
 	rc = fn(s, elf, size);
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(capture);
-	n = fread(out, 1, len - 1, capture);
-	out[n] = '\0';
-	fclose(capture);
+	stderr_capture_end(&capture, out, len);
 	return rc;
 }
 

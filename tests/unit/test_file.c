@@ -5,6 +5,7 @@
  * regression into a failure instead of a hang (a guard, not a timing).
  */
 #include "lib/file.h"
+#include "tests/unit/stderr_capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,25 +63,14 @@ static const char *scratch(const char *name)
 static struct read_result read_file(const char *path, size_t max, const char *what)
 {
 	struct read_result r = {.data = SENTINEL, .len = 12345};
-	int saved = dup(STDERR_FILENO);
-	FILE *capture = tmpfile();
-	size_t n;
+	struct stderr_capture capture;
 
-	assert_true(saved >= 0);
-	assert_non_null(capture);
-	fflush(stderr);
-	assert_true(dup2(fileno(capture), STDERR_FILENO) >= 0);
+	stderr_capture_begin(&capture);
 	alarm(GUARD_SECONDS);
 	r.rc = what ? file_read_max(path, max, what, &r.data, &r.len)
 		    : file_read_all(path, &r.data, &r.len);
 	alarm(0);
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(capture);
-	n = fread(r.message, 1, sizeof(r.message) - 1, capture);
-	r.message[n] = '\0';
-	fclose(capture);
+	stderr_capture_end(&capture, r.message, sizeof(r.message));
 	return r;
 }
 
