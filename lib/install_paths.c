@@ -50,32 +50,43 @@ static int prefix_length(const char *dir, size_t len)
 	return is_folder(lib) ? (int)(len - 4) : -1;
 }
 
-static int installed(int n, const char *prefix, struct install_paths *out)
-{
-	out->layout = INSTALL_PREFIX;
-	return set_path(out->bin, "%.*s/bin", n, prefix) ||
-			       set_path(out->libexec, "%.*s/libexec/rewind", n, prefix) ||
-			       set_path(out->lib, "%.*s/lib/rewind", n, prefix) ||
-			       set_path(out->guest, "%.*s/lib/rewind/guest", n, prefix) ||
-			       set_path(out->share, "%.*s/share/rewind", n, prefix) ||
-			       set_path(out->suite, "%.*s/share/rewind/suite.json", n, prefix) ||
-			       set_path(out->box, "%.*s/libexec/rewind/box", n, prefix)
-		       ? -ENAMETOOLONG
-		       : 0;
-}
+/*
+ * What a layout puts after its base folder for each folder of struct
+ * install_paths, in this order: bin, libexec, lib, guest, share, suite, box.
+ */
+#define FOLDER_COUNT 7
+
+static const char *const prefix_tails[FOLDER_COUNT] = {
+	"/bin",		 "/libexec/rewind",	     "/lib/rewind",	   "/lib/rewind/guest",
+	"/share/rewind", "/share/rewind/suite.json", "/libexec/rewind/box"};
 
 /* BUILD/bin (or BUILD/tests for the test programs): BUILD is dir/.., the checkout dir/../.. */
+static const char *const build_tree_tails[FOLDER_COUNT] = {
+	"", /* bin and libexec: BUILD/bin itself */
+	"", "/../lib", "/../guest", "/../..", "/../../guest/tests/suite.json", "/../../tests/box"};
+
+/* Every folder of out: the first n bytes of base, then its tail in tails. */
+static int set_paths(enum install_layout layout, int n, const char *base,
+		     const char *const tails[FOLDER_COUNT], struct install_paths *out)
+{
+	char *const folders[FOLDER_COUNT] = {out->bin,	 out->libexec, out->lib, out->guest,
+					     out->share, out->suite,   out->box};
+
+	out->layout = layout;
+	for (size_t i = 0; i < FOLDER_COUNT; i++)
+		if (set_path(folders[i], "%.*s%s", n, base, tails[i]))
+			return -ENAMETOOLONG;
+	return 0;
+}
+
+static int installed(int n, const char *prefix, struct install_paths *out)
+{
+	return set_paths(INSTALL_PREFIX, n, prefix, prefix_tails, out);
+}
+
 static int build_tree(int n, const char *dir, struct install_paths *out)
 {
-	out->layout = INSTALL_BUILD_TREE;
-	return set_path(out->bin, "%.*s", n, dir) || set_path(out->libexec, "%.*s", n, dir) ||
-			       set_path(out->lib, "%.*s/../lib", n, dir) ||
-			       set_path(out->guest, "%.*s/../guest", n, dir) ||
-			       set_path(out->share, "%.*s/../..", n, dir) ||
-			       set_path(out->suite, "%.*s/../../guest/tests/suite.json", n, dir) ||
-			       set_path(out->box, "%.*s/../../tests/box", n, dir)
-		       ? -ENAMETOOLONG
-		       : 0;
+	return set_paths(INSTALL_BUILD_TREE, n, dir, build_tree_tails, out);
 }
 
 int install_paths_from_exe(const char *exe, struct install_paths *out)

@@ -78,40 +78,60 @@ static void *grow(void **array, size_t *count, size_t size)
 	return bigger + (*count)++ * size;
 }
 
-static int load_tests(struct report *r, sqlite3 *db)
+/*
+ * Each row of sql (?1: the night) read by read_row into one more element
+ * (size bytes) of *items; what names the rows in the error ("tests").
+ */
+static int load_rows(struct report *r, sqlite3 *db, const char *sql, const char *what, void **items,
+		     size_t *count, size_t size,
+		     void (*read_row)(struct report *r, sqlite3_stmt *st, void *item))
 {
 	sqlite3_stmt *st;
 	int step;
 
-	if (history_prepare(db,
-			    "SELECT test, state, error, seconds_planned, seconds_run, execs,"
-			    " exec_per_s, edges, failures FROM night_tests WHERE night = ?1"
-			    " ORDER BY test",
-			    &st))
+	if (history_prepare(db, sql, &st))
 		return -1;
 	sqlite3_bind_int64(st, 1, r->night.id);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct report_test *t = grow((void **)&r->tests, &r->test_count, sizeof(*t));
+		void *item = grow(items, count, size);
 
-		if (!t)
+		if (!item)
 			break;
-		t->name = column_text(st, 0);
-		t->state = column_text(st, 1);
-		t->error = column_text(st, 2);
-		t->seconds_planned = sqlite3_column_int64(st, 3);
-		t->seconds_run = sqlite3_column_double(st, 4);
-		t->execs = sqlite3_column_int64(st, 5);
-		t->exec_per_s = sqlite3_column_double(st, 6);
-		t->edges = sqlite3_column_int64(st, 7);
-		t->failures = sqlite3_column_int64(st, 8);
+		read_row(r, st, item);
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
-		rw_err("cannot read the tests of night %" PRId64 ": %s", r->night.id,
+		rw_err("cannot read the %s of night %" PRId64 ": %s", what, r->night.id,
 		       sqlite3_errmsg(db));
 		return -1;
 	}
 	return 0;
+}
+
+static const char TESTS_SQL[] = "SELECT test, state, error, seconds_planned, seconds_run, execs,"
+				" exec_per_s, edges, failures FROM night_tests WHERE night = ?1"
+				" ORDER BY test";
+
+static void read_test(struct report *r, sqlite3_stmt *st, void *item)
+{
+	struct report_test *t = item;
+
+	(void)r;
+	t->name = column_text(st, 0);
+	t->state = column_text(st, 1);
+	t->error = column_text(st, 2);
+	t->seconds_planned = sqlite3_column_int64(st, 3);
+	t->seconds_run = sqlite3_column_double(st, 4);
+	t->execs = sqlite3_column_int64(st, 5);
+	t->exec_per_s = sqlite3_column_double(st, 6);
+	t->edges = sqlite3_column_int64(st, 7);
+	t->failures = sqlite3_column_int64(st, 8);
+}
+
+static int load_tests(struct report *r, sqlite3 *db)
+{
+	return load_rows(r, db, TESTS_SQL, "tests", (void **)&r->tests, &r->test_count,
+			 sizeof(*r->tests), read_test);
 }
 
 /*
@@ -155,8 +175,10 @@ static char *minimised_artifact(const struct report *r, const char *artifact)
 	return NULL;
 }
 
-static void read_bucket(struct report *r, sqlite3_stmt *st, struct report_bucket *b)
+static void read_bucket(struct report *r, sqlite3_stmt *st, void *item)
 {
+	struct report_bucket *b = item;
+
 	b->id = column_text(st, 0);
 	b->test = column_text(st, 1);
 	b->cls = column_text(st, 2);
@@ -177,26 +199,8 @@ static void read_bucket(struct report *r, sqlite3_stmt *st, struct report_bucket
 
 static int load_buckets(struct report *r, sqlite3 *db)
 {
-	sqlite3_stmt *st;
-	int step;
-
-	if (history_prepare(db, BUCKETS_SQL, &st))
-		return -1;
-	sqlite3_bind_int64(st, 1, r->night.id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct report_bucket *b = grow((void **)&r->buckets, &r->bucket_count, sizeof(*b));
-
-		if (!b)
-			break;
-		read_bucket(r, st, b);
-	}
-	sqlite3_finalize(st);
-	if (step != SQLITE_DONE) {
-		rw_err("cannot read the buckets of night %" PRId64 ": %s", r->night.id,
-		       sqlite3_errmsg(db));
-		return -1;
-	}
-	return 0;
+	return load_rows(r, db, BUCKETS_SQL, "buckets", (void **)&r->buckets, &r->bucket_count,
+			 sizeof(*r->buckets), read_bucket);
 }
 
 /* 2 if the night or one of its tests failed, else 1 if a bucket is new or reopened. */

@@ -72,12 +72,21 @@ bool report_state_is_open(const char *state);
 /* s, or "" for a NULL column. */
 const char *report_text(const char *s);
 
+/* Whether bucket b is one of test t's (a NULL name is ""). */
+bool report_bucket_of(const struct report_bucket *b, const struct report_test *t);
+
 /*
  * Writes s escaped for HTML and XML text and attribute values: & < > " '
  * as entities, control characters (but tab, newline) and invalid UTF-8 as
  * U+FFFD. A NULL s writes nothing.
  */
 void report_escape(FILE *out, const char *s);
+
+/*
+ * Writes fmt with each %s argument escaped as report_escape does (NULL:
+ * nothing) and %% as %; it knows no other conversion (numbers: fprintf).
+ */
+__attribute__((format(printf, 2, 3))) void report_escapef(FILE *out, const char *fmt, ...);
 
 /* <a href="..">path</a> from report/ for a path relative to RESULTS, or "none". */
 void report_html_link(FILE *f, const char *path);

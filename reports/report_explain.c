@@ -18,11 +18,6 @@
 #define EXPLAIN_JSON_MAX ((size_t)16 << 20)
 #define EXPLAIN_TXT_MAX	 ((size_t)4 << 20)
 
-static void esc(FILE *f, const char *s)
-{
-	report_escape(f, s);
-}
-
 /* --- JSON from an untrusted file -------------------------------------------- */
 
 /* v if it is an array (an object), else NULL: what cJSON_ArrayForEach may walk. */
@@ -55,12 +50,24 @@ static void json_value_text(const cJSON *v, char *buf, size_t size)
 		snprintf(buf, size, "%s", cJSON_IsTrue(v) ? "true" : "false");
 }
 
-static void json_field(FILE *f, const cJSON *o, const char *key)
-{
-	char text[256];
+/* How long a field's text may be (json_value_text cuts it there). */
+#define FIELD_TEXT 256
 
-	json_value_text(cJSON_GetObjectItemCaseSensitive(o, key), text, sizeof(text));
-	esc(f, text);
+/* A field of o as text (json_value_text), in buf (FIELD_TEXT bytes). */
+static const char *field_text(const cJSON *o, const char *key, char *buf)
+{
+	json_value_text(cJSON_GetObjectItemCaseSensitive(o, key), buf, FIELD_TEXT);
+	return buf;
+}
+
+/* One frame's "function (file:line)"; no_function (NULL: nothing) for a frame without one. */
+static void frame_text(FILE *f, const cJSON *frame, const char *no_function)
+{
+	const char *function = json_string(frame, "function");
+	char line[FIELD_TEXT];
+
+	report_escapef(f, "%s (<code>%s:%s</code>)", function ? function : no_function,
+		       json_string(frame, "file"), field_text(frame, "line", line));
 }
 
 /* "function (file:line)", then what it was inlined into. */
@@ -72,21 +79,11 @@ void report_explain_site(FILE *f, const cJSON *site)
 		fputs("unknown", f);
 		return;
 	}
-	esc(f, json_string(site, "function") ? json_string(site, "function") : "?");
-	fputs(" (<code>", f);
-	esc(f, json_string(site, "file"));
-	fputs(":", f);
-	json_field(f, site, "line");
-	fputs("</code>)", f);
+	frame_text(f, site, "?");
 	cJSON_ArrayForEach(frame, array_of(inl))
 	{
 		fputs(", inlined into ", f);
-		esc(f, json_string(frame, "function"));
-		fputs(" (<code>", f);
-		esc(f, json_string(frame, "file"));
-		fputs(":", f);
-		json_field(f, frame, "line");
-		fputs("</code>)", f);
+		frame_text(f, frame, NULL);
 	}
 }
 
@@ -94,11 +91,9 @@ void report_explain_site(FILE *f, const cJSON *site)
 
 static void explain_outcome(FILE *f, const cJSON *x)
 {
-	fputs("<p>Outcome: <strong>", f);
-	esc(f, json_string(x, "outcome"));
-	fputs("</strong>; the last output line: <code>", f);
-	esc(f, json_string(x, "last_output_line"));
-	fputs("</code></p>\n", f);
+	report_escapef(
+		f, "<p>Outcome: <strong>%s</strong>; the last output line: <code>%s</code></p>\n",
+		json_string(x, "outcome"), json_string(x, "last_output_line"));
 }
 
 /* One injection: its kind, then every other field as "key value". */
@@ -106,18 +101,15 @@ static void injection_text(FILE *f, const cJSON *inj)
 {
 	const cJSON *field;
 
-	esc(f, json_string(inj, "kind") ? json_string(inj, "kind") : "?");
+	report_escape(f, json_string(inj, "kind") ? json_string(inj, "kind") : "?");
 	cJSON_ArrayForEach(field, object_of(inj))
 	{
-		char text[256];
+		char text[FIELD_TEXT];
 
 		if (field->string && !strcmp(field->string, "kind"))
 			continue;
 		json_value_text(field, text, sizeof(text));
-		fputs(" ", f);
-		esc(f, field->string);
-		fputs(" ", f);
-		esc(f, text);
+		report_escapef(f, " %s %s", field->string, text);
 	}
 }
 
@@ -131,10 +123,8 @@ static void explain_schedule(FILE *f, const cJSON *x)
 		fputs("<p>none recorded</p>\n", f);
 		return;
 	}
-	fputs("<p class=\"minimal-input\">mode ", f);
-	esc(f, json_string(in, "mode"));
-	fputs(", seed <code>", f);
-	esc(f, json_string(in, "seed"));
+	report_escapef(f, "<p class=\"minimal-input\">mode %s, seed <code>%s",
+		       json_string(in, "mode"), json_string(in, "seed"));
 	fprintf(f, "</code>, %d injection%s</p>\n<ol class=\"schedule\" start=\"0\">\n",
 		cJSON_GetArraySize(array_of(list)),
 		cJSON_GetArraySize(array_of(list)) == 1 ? "" : "s");
@@ -149,28 +139,23 @@ static void explain_schedule(FILE *f, const cJSON *x)
 
 static void thread_text(FILE *f, const cJSON *t)
 {
+	char ordinal[FIELD_TEXT], tid[FIELD_TEXT];
+
 	if (!cJSON_IsObject(t)) {
 		fputs("unknown", f);
 		return;
 	}
-	fputs("thread ", f);
-	json_field(f, t, "ordinal");
-	fputs(" (tid ", f);
-	json_field(f, t, "tid");
-	fputs(", ", f);
-	esc(f, json_string(t, "program"));
-	fputs(")", f);
+	report_escapef(f, "thread %s (tid %s, %s)", field_text(t, "ordinal", ordinal),
+		       field_text(t, "tid", tid), json_string(t, "program"));
 }
 
 static void landing_row(FILE *f, const cJSON *l)
 {
 	const cJSON *callers = cJSON_GetObjectItemCaseSensitive(l, "called_from"), *c;
+	char step[FIELD_TEXT];
 
-	fputs("<tr><td><code>", f);
-	esc(f, json_string(l, "injection"));
-	fputs("</code></td><td class=\"num\">", f);
-	json_field(f, l, "step");
-	fputs("</td><td>", f);
+	report_escapef(f, "<tr><td><code>%s</code></td><td class=\"num\">%s</td><td>",
+		       json_string(l, "injection"), field_text(l, "step", step));
 	thread_text(f, cJSON_GetObjectItemCaseSensitive(l, "thread"));
 	fputs("</td><td>", f);
 	report_explain_site(f, cJSON_GetObjectItemCaseSensitive(l, "site"));
@@ -179,9 +164,7 @@ static void landing_row(FILE *f, const cJSON *l)
 		fputs("<br>called from ", f);
 		report_explain_site(f, c);
 	}
-	fputs("</td><td><code>", f);
-	esc(f, json_string(l, "last_output"));
-	fputs("</code></td></tr>\n", f);
+	report_escapef(f, "</td><td><code>%s</code></td></tr>\n", json_string(l, "last_output"));
 }
 
 static void explain_landings(FILE *f, const cJSON *x)
@@ -205,19 +188,14 @@ static void explain_landings(FILE *f, const cJSON *x)
 
 static void access_text(FILE *f, const char *what, const cJSON *a)
 {
-	fprintf(f, "<li>%s: thread tid ", what);
-	json_field(f, a, "tid");
-	fputs(" ", f);
-	esc(f, json_string(a, "kind"));
-	fputs("s <code>", f);
-	json_field(f, a, "address");
-	fputs("</code> in ", f);
+	char tid[FIELD_TEXT], address[FIELD_TEXT];
+
+	fprintf(f, "<li>%s: ", what);
+	report_escapef(f, "thread tid %s %ss <code>%s</code> in ", field_text(a, "tid", tid),
+		       json_string(a, "kind"), field_text(a, "address", address));
 	report_explain_site(f, cJSON_GetObjectItemCaseSensitive(a, "site"));
-	if (json_string(a, "value")) {
-		fputs(", value <code>", f);
-		esc(f, json_string(a, "value"));
-		fputs("</code>", f);
-	}
+	if (json_string(a, "value"))
+		report_escapef(f, ", value <code>%s</code>", json_string(a, "value"));
 	fputs("</li>\n", f);
 }
 
@@ -250,17 +228,17 @@ static void explain_timeline(FILE *f, const cJSON *x)
 	      f);
 	cJSON_ArrayForEach(row, array_of(rows))
 	{
+		char step[FIELD_TEXT], tid[FIELD_TEXT];
+
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "cut"))) {
 			fputs("<tr><td colspan=\"3\">&#8230;</td></tr>\n", f);
 			continue;
 		}
-		fputs("<tr><td class=\"num\">", f);
-		json_field(f, row, "step");
-		fputs("</td><td class=\"num\">", f);
-		json_field(f, row, "tid");
-		fputs("</td><td><code>", f);
-		esc(f, json_string(row, "what"));
-		fputs("</code></td></tr>\n", f);
+		report_escapef(f,
+			       "<tr><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+			       "<td><code>%s</code></td></tr>\n",
+			       field_text(row, "step", step), field_text(row, "tid", tid),
+			       json_string(row, "what"));
 	}
 	fputs("</tbody></table>\n", f);
 }
@@ -304,20 +282,16 @@ static void explain_text(FILE *f, const struct report *r, const char *json_path)
 		     json_path) < 0)
 		return;
 	text = read_results_file(r, path, EXPLAIN_TXT_MAX, &why);
-	if (text) {
-		fputs("<h4>explain.txt</h4>\n<pre class=\"explain-txt\">", f);
-		esc(f, text);
-		fputs("</pre>\n", f);
-	}
+	if (text)
+		report_escapef(f, "<h4>explain.txt</h4>\n<pre class=\"explain-txt\">%s</pre>\n",
+			       text);
 	free(text);
 	free(path);
 }
 
 static void no_explanation(FILE *f, const char *why)
 {
-	fputs("<p class=\"no-explanation\">no explanation: ", f);
-	esc(f, why);
-	fputs("</p>\n", f);
+	report_escapef(f, "<p class=\"no-explanation\">no explanation: %s</p>\n", why);
 }
 
 void report_explain_write(FILE *f, const struct report *r, const struct report_bucket *b)

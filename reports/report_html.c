@@ -44,25 +44,15 @@ static const char STYLE[] =
 
 /* --- small writers -------------------------------------------------------- */
 
-static void esc(FILE *f, const char *s)
-{
-	report_escape(f, s);
-}
-
 static void state_label(FILE *f, const char *state)
 {
-	fputs("<span class=\"state state-", f);
-	esc(f, state);
-	fputs("\">", f);
-	esc(f, state ? state : "unknown");
-	fputs("</span>", f);
+	report_escapef(f, "<span class=\"state state-%s\">%s</span>", state,
+		       state ? state : "unknown");
 }
 
 static void row_text(FILE *f, const char *key, const char *value)
 {
-	fprintf(f, "<tr><th>%s</th><td>", key);
-	esc(f, value);
-	fputs("</td></tr>\n", f);
+	report_escapef(f, "<tr><th>%s</th><td>%s</td></tr>\n", key, value);
 }
 
 static void row_number(FILE *f, const char *key, int64_t value)
@@ -78,9 +68,7 @@ static void bucket_signature(FILE *f, const struct report_bucket *b)
 	row_text(f, "test", b->test);
 	row_text(f, "class", b->cls);
 	row_text(f, "status", b->status);
-	fputs("<tr><th>message</th><td><code>", f);
-	esc(f, b->message);
-	fputs("</code></td></tr>\n", f);
+	report_escapef(f, "<tr><th>message</th><td><code>%s</code></td></tr>\n", b->message);
 	row_number(f, "failures this night", b->failures_night);
 	row_number(f, "failures in all", b->failures_total);
 	row_number(f, "first night", b->first_night);
@@ -107,7 +95,7 @@ static void bucket_sites(FILE *f, const struct report_bucket *b)
 		    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(site, "function")))
 			report_explain_site(f, site);
 		else
-			esc(f, text ? text : site->valuestring);
+			report_escape(f, text ? text : site->valuestring);
 		fputs("</code></li>\n", f);
 		free(text);
 	}
@@ -118,9 +106,9 @@ static void bucket_sites(FILE *f, const struct report_bucket *b)
 
 static void bucket_files(FILE *f, const struct report_bucket *b)
 {
-	fputs("<h4>Replay</h4>\n<pre class=\"replay\"><code>", f);
-	esc(f, b->replay ? b->replay : "(no replay command recorded)");
-	fputs("</code></pre>\n<p class=\"replay-note\">Run it in the results directory.</p>\n"
+	report_escapef(f, "<h4>Replay</h4>\n<pre class=\"replay\"><code>%s</code></pre>\n",
+		       b->replay ? b->replay : "(no replay command recorded)");
+	fputs("<p class=\"replay-note\">Run it in the results directory.</p>\n"
 	      "<ul class=\"files\">\n<li>minimised schedule: ",
 	      f);
 	report_html_link(f, b->minimised);
@@ -131,20 +119,12 @@ static void bucket_files(FILE *f, const struct report_bucket *b)
 
 static void bucket_section(FILE *f, const struct report *r, const struct report_bucket *b)
 {
-	fputs("<section class=\"bucket state-", f);
-	esc(f, b->state);
-	fputs("\" id=\"bucket-", f);
-	esc(f, b->id);
-	fputs("\">\n<h3>", f);
+	report_escapef(f, "<section class=\"bucket state-%s\" id=\"bucket-%s\">\n<h3>", b->state,
+		       b->id);
 	state_label(f, b->state);
-	fputs(" <code>", f);
-	esc(f, b->id);
-	fputs("</code> ", f);
-	esc(f, b->test);
-	fputs(": ", f);
 	/* "signal 6" says more than "signal"; a hang has only its class */
-	esc(f, b->status && b->status[0] ? b->status : b->cls);
-	fputs("</h3>\n", f);
+	report_escapef(f, " <code>%s</code> %s: %s</h3>\n", b->id, b->test,
+		       b->status && b->status[0] ? b->status : b->cls);
 	bucket_signature(f, b);
 	bucket_sites(f, b);
 	bucket_files(f, b);
@@ -171,14 +151,10 @@ static void test_buckets_cell(FILE *f, const struct report *r, const struct repo
 	for (size_t i = 0; i < r->bucket_count; i++) {
 		const struct report_bucket *b = &r->buckets[i];
 
-		if (strcmp(report_text(b->test), report_text(t->name)))
+		if (!report_bucket_of(b, t))
 			continue;
 		fputs(any ? "<br>" : "", f);
-		fputs("<a href=\"#bucket-", f);
-		esc(f, b->id);
-		fputs("\"><code>", f);
-		esc(f, b->id);
-		fputs("</code></a> ", f);
+		report_escapef(f, "<a href=\"#bucket-%s\"><code>%s</code></a> ", b->id, b->id);
 		state_label(f, b->state);
 		any = true;
 	}
@@ -188,9 +164,7 @@ static void test_buckets_cell(FILE *f, const struct report *r, const struct repo
 
 static void test_row(FILE *f, const struct report *r, const struct report_test *t)
 {
-	fputs("<tr class=\"test\"><td class=\"test-name\">", f);
-	esc(f, t->name);
-	fputs("</td><td>", f);
+	report_escapef(f, "<tr class=\"test\"><td class=\"test-name\">%s</td><td>", t->name);
 	state_label(f, t->state);
 	fprintf(f,
 		"</td><td class=\"num\">%.0f / %" PRId64 "</td><td class=\"num\">%" PRId64
@@ -198,9 +172,7 @@ static void test_row(FILE *f, const struct report *r, const struct report_test *
 		"</td><td class=\"num\">%" PRId64 "</td><td>",
 		t->seconds_run, t->seconds_planned, t->execs, t->exec_per_s, t->edges, t->failures);
 	test_buckets_cell(f, r, t);
-	fputs("</td><td>", f);
-	esc(f, t->error);
-	fputs("</td></tr>\n", f);
+	report_escapef(f, "</td><td>%s</td></tr>\n", t->error);
 }
 
 /* How many tests skipped or got no time, when any did. */
@@ -241,23 +213,18 @@ static void tests_part(FILE *f, const struct report *r)
 
 static void figure(FILE *f, const char *src, const char *alt, const char *name)
 {
-	fputs("<figure class=\"plot\"><img src=\"", f);
-	esc(f, src);
-	fprintf(f, "\" width=\"560\" height=\"315\" alt=\"%s", alt);
-	esc(f, name);
-	fprintf(f, "\"><figcaption>%s", alt);
-	esc(f, name);
-	fputs("</figcaption></figure>\n", f);
+	report_escapef(f,
+		       "<figure class=\"plot\"><img src=\"%s\" width=\"560\" height=\"315\" "
+		       "alt=\"%s%s\"><figcaption>%s%s</figcaption></figure>\n",
+		       src, alt, name, alt, name);
 }
 
 static void plots_part(FILE *f, const struct report *r)
 {
 	fputs("<section id=\"plots\">\n<h2>Plots</h2>\n", f);
-	if (r->plots_problem) {
-		fputs("<p class=\"problem\">Some plots are missing: ", f);
-		esc(f, r->plots_problem);
-		fputs(".</p>\n", f);
-	}
+	if (r->plots_problem)
+		report_escapef(f, "<p class=\"problem\">Some plots are missing: %s.</p>\n",
+			       r->plots_problem);
 	if (r->plot_open_buckets[0])
 		figure(f, r->plot_open_buckets,
 		       "Open buckets (new, still-failing, reopened, flaky) on each night up to "
@@ -268,9 +235,7 @@ static void plots_part(FILE *f, const struct report *r)
 
 		if (!strcmp(report_text(t->state), "not-run"))
 			continue; /* no time this night, nothing to plot */
-		fputs("<div class=\"test-plots\">\n<h3>", f);
-		esc(f, t->name);
-		fputs("</h3>\n", f);
+		report_escapef(f, "<div class=\"test-plots\">\n<h3>%s</h3>\n", t->name);
 		if (t->plot_execs[0])
 			figure(f, t->plot_execs, "Executions over time: ", t->name);
 		if (t->plot_edges[0])
@@ -310,7 +275,7 @@ static void night_part(FILE *f, const struct report *r)
 	fprintf(f, "<h1>Rewind night %s</h1>\n<p class=\"verdict status-%d\">", r->night_name,
 		r->status);
 	fprintf(f, "Exit status %d: ", r->status);
-	esc(f, r->verdict);
+	report_escape(f, r->verdict);
 	fputs("</p>\n<table class=\"night\" id=\"night\">\n<tr><th>state</th><td>", f);
 	state_label(f, r->night.state);
 	fputs("</td></tr>\n", f);

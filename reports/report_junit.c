@@ -28,7 +28,7 @@ static size_t open_buckets_of(const struct report *r, const struct report_test *
 
 	for (size_t i = 0; i < r->bucket_count; i++)
 		n += report_state_is_open(r->buckets[i].state) &&
-		     !strcmp(report_text(r->buckets[i].test), report_text(t->name));
+		     report_bucket_of(&r->buckets[i], t);
 	return n;
 }
 
@@ -39,7 +39,7 @@ static const char *worst_state(const struct report *r, const struct report_test 
 
 	for (size_t s = 0; s < sizeof(order) / sizeof(order[0]); s++)
 		for (size_t i = 0; i < r->bucket_count; i++)
-			if (!strcmp(report_text(r->buckets[i].test), report_text(t->name)) &&
+			if (report_bucket_of(&r->buckets[i], t) &&
 			    !strcmp(report_text(r->buckets[i].state), order[s]))
 				return order[s];
 	return "open";
@@ -47,26 +47,13 @@ static const char *worst_state(const struct report *r, const struct report_test 
 
 static void print_bucket(FILE *f, const struct report_bucket *b)
 {
-	fputs("bucket ", f);
-	report_escape(f, b->id);
-	fputs(" (", f);
-	report_escape(f, b->state);
-	fputs("): ", f);
-	report_escape(f, b->cls);
-	fputs(" ", f);
-	report_escape(f, b->status);
-	fputs(": ", f);
-	report_escape(f, b->message);
+	report_escapef(f, "bucket %s (%s): %s %s: %s", b->id, b->state, b->cls, b->status,
+		       b->message);
 	fprintf(f, "\n  failures this night: %" PRId64 ", in all: %" PRId64 "\n", b->failures_night,
 		b->failures_total);
-	if (b->minimised) {
-		fputs("  minimised schedule: ", f);
-		report_escape(f, b->minimised);
-		fputs("\n", f);
-	}
-	fputs("  replay: ", f);
-	report_escape(f, b->replay);
-	fputs("\n", f);
+	if (b->minimised)
+		report_escapef(f, "  minimised schedule: %s\n", b->minimised);
+	report_escapef(f, "  replay: %s\n", b->replay);
 }
 
 static void print_failure(FILE *f, const struct report *r, const struct report_test *t, size_t open)
@@ -75,27 +62,24 @@ static void print_failure(FILE *f, const struct report *r, const struct report_t
 		open, open == 1 ? "" : "s");
 	for (size_t i = 0; i < r->bucket_count; i++)
 		if (report_state_is_open(r->buckets[i].state) &&
-		    !strcmp(report_text(r->buckets[i].test), report_text(t->name)))
+		    report_bucket_of(&r->buckets[i], t))
 			print_bucket(f, &r->buckets[i]);
 	fputs("</failure>\n", f);
 }
 
 static void print_error(FILE *f, const struct report_test *t)
 {
-	fputs("      <error type=\"failed\" message=\"the test could not run: ", f);
-	report_escape(f, t->error ? t->error : "no reason recorded");
-	fputs("\">", f);
-	report_escape(f, t->error);
-	fputs("</error>\n", f);
+	report_escapef(f, "      <error type=\"failed\" message=\"the test could not run: %s\">",
+		       t->error ? t->error : "no reason recorded");
+	report_escapef(f, "%s</error>\n", t->error);
 }
 
 static void print_case(FILE *f, const struct report *r, const struct report_test *t)
 {
 	size_t open = open_buckets_of(r, t);
 
-	fputs("    <testcase classname=\"rewind.explore\" name=\"", f);
-	report_escape(f, t->name);
-	fprintf(f, "\" time=\"%.3f\"", t->seconds_run);
+	report_escapef(f, "    <testcase classname=\"rewind.explore\" name=\"%s\"", t->name);
+	fprintf(f, " time=\"%.3f\"", t->seconds_run);
 	if (!open && !test_failed(t) && !skip_reason(t)) {
 		fputs("/>\n", f);
 		return;
@@ -139,11 +123,9 @@ static void print_suite(FILE *f, const struct report *r)
 		fprintf(f, " timestamp=\"%s\"", stamp);
 	fputs(">\n    <properties>\n", f);
 	fprintf(f, "      <property name=\"night\" value=\"%" PRId64 "\"/>\n", r->night.id);
-	fputs("      <property name=\"state\" value=\"", f);
-	report_escape(f, r->night.state);
-	fputs("\"/>\n      <property name=\"engine\" value=\"", f);
-	report_escape(f, r->night.engine);
-	fputs("\"/>\n    </properties>\n", f);
+	report_escapef(f, "      <property name=\"state\" value=\"%s\"/>\n", r->night.state);
+	report_escapef(f, "      <property name=\"engine\" value=\"%s\"/>\n", r->night.engine);
+	fputs("    </properties>\n", f);
 	for (size_t i = 0; i < r->test_count; i++)
 		print_case(f, r, &r->tests[i]);
 	fputs("  </testsuite>\n", f);

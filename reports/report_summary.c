@@ -96,7 +96,7 @@ static cJSON *test_json(const struct report *r, const struct report_test *t)
 	cJSON_AddNumberToObject(o, "failures", (double)t->failures);
 	ids = cJSON_AddArrayToObject(o, "buckets");
 	for (size_t i = 0; i < r->bucket_count; i++)
-		if (!strcmp(report_text(r->buckets[i].test), report_text(t->name)))
+		if (report_bucket_of(&r->buckets[i], t))
 			cJSON_AddItemToArray(ids, text_or_null(r->buckets[i].id));
 	return o;
 }

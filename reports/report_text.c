@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The small helpers the report's writers (reports/report_*.c) share: text
- * of a column, HTML and XML escapes, UTF-8 repair, times, and the memory
- * stream a file is built in. Below every writer and reports/report.c.
+ * of a column, a bucket's test, HTML and XML escapes (of a value, or of
+ * every value of a template), UTF-8 repair, times, and the memory stream a
+ * file is built in. Below every writer and reports/report.c.
  */
 #include "reports/report.h"
 
@@ -11,6 +12,7 @@
 #include "lib/utf8.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +30,11 @@ bool report_state_is_open(const char *state)
 const char *report_text(const char *s)
 {
 	return s ? s : "";
+}
+
+bool report_bucket_of(const struct report_bucket *b, const struct report_test *t)
+{
+	return !strcmp(report_text(b->test), report_text(t->name));
 }
 
 void report_escape(FILE *out, const char *s)
@@ -55,6 +62,25 @@ void report_escape(FILE *out, const char *s)
 			fwrite(p, 1, n, out);
 		p += n ? n : 1;
 	}
+}
+
+void report_escapef(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	while (*fmt) {
+		if (fmt[0] == '%' && fmt[1] == 's') {
+			report_escape(out, va_arg(ap, const char *));
+			fmt += 2;
+		} else if (fmt[0] == '%' && fmt[1] == '%') {
+			fputc('%', out);
+			fmt += 2;
+		} else {
+			fputc(*fmt++, out);
+		}
+	}
+	va_end(ap);
 }
 
 char *report_utf8(const char *s)

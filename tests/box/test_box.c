@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "tests/kvm/command_output.h"
+
 struct box_result {
 	int status; /* exit status, or -1 if the command did not exit */
 	char output[8192];
@@ -24,16 +26,9 @@ struct box_result {
 static void run(const char *cmdline, struct box_result *r)
 {
 	char full[1024];
-	FILE *p;
-	int raw;
 
 	snprintf(full, sizeof(full), "%s 2>&1", cmdline);
-	p = popen(full, "r");
-	assert_non_null(p);
-	r->len = fread(r->output, 1, sizeof(r->output) - 1, p);
-	r->output[r->len] = '\0';
-	raw = pclose(p);
-	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+	r->len = command_output(full, r->output, sizeof(r->output), &r->status);
 }
 
 static void assert_contains(const struct box_result *r, const char *text)

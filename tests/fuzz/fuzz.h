@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,16 @@ __attribute__((noreturn)) static inline void fuzz_die(const char *what, const ch
 		if (cond)                                                                          \
 			fuzz_die("planted bug", what);                                             \
 	} while (0)
+
+/* Whether s holds a byte of 0x80 or more: the planted bug of the targets that read names. */
+static inline bool fuzz_not_ascii(const char *s)
+{
+	for (; *s; s++) {
+		if ((unsigned char)*s >= 0x80)
+			return true;
+	}
+	return false;
+}
 #else
 #define FUZZ_PLANTED(cond, what)                                                                   \
 	do {                                                                                       \

@@ -58,17 +58,6 @@ static void check_name(const uint8_t *data, size_t len, const char *name, const 
 		fuzz_die(what, "gave a name the file does not hold");
 }
 
-#ifdef FUZZ_PLANTED_BUG
-static bool not_ascii(const char *s)
-{
-	for (; *s; s++) {
-		if ((unsigned char)*s >= 0x80)
-			return true;
-	}
-	return false;
-}
-#endif
-
 /* What an accepted dynamic section gave. */
 static void check_dynamic(const uint8_t *data, size_t len, const struct elf_dynamic *d)
 {
@@ -84,7 +73,7 @@ static void check_dynamic(const uint8_t *data, size_t len, const struct elf_dyna
 		check_name(data, len, d->runpath, "DT_RUNPATH");
 	for (size_t i = 0; i < d->needed_count; i++) {
 		check_name(data, len, d->needed[i], "DT_NEEDED");
-		FUZZ_PLANTED(not_ascii(d->needed[i]),
+		FUZZ_PLANTED(fuzz_not_ascii(d->needed[i]),
 			     "a DT_NEEDED name with a byte of 0x80 or more");
 	}
 }

@@ -60,23 +60,14 @@ static void check_ranges(const struct harness_job *job)
 }
 
 #ifdef FUZZ_PLANTED_BUG
-static bool not_ascii(const char *s)
-{
-	for (; *s; s++) {
-		if ((unsigned char)*s >= 0x80)
-			return true;
-	}
-	return false;
-}
-
 static bool holds_non_ascii(const struct harness_job *job)
 {
-	bool found = not_ascii(job->kernel) || not_ascii(job->initramfs);
+	bool found = fuzz_not_ascii(job->kernel) || fuzz_not_ascii(job->initramfs);
 
 	for (size_t i = 0; i < job->run.argc; i++)
-		found |= not_ascii(job->argv[i]);
+		found |= fuzz_not_ascii(job->argv[i]);
 	for (size_t i = 0; i < job->run.add_count; i++)
-		found |= not_ascii(job->adds[i]);
+		found |= fuzz_not_ascii(job->adds[i]);
 	return found;
 }
 #endif

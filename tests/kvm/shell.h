@@ -8,9 +8,10 @@
 #ifndef REWIND_TEST_SHELL_H
 #define REWIND_TEST_SHELL_H
 
+#include "tests/kvm/command_output.h"
+
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
 struct run {
 	int status;
@@ -20,21 +21,10 @@ struct run {
 static void sh(const char *cmd, struct run *r)
 {
 	char full[9000];
-	FILE *p, *e;
-	int raw;
-	size_t n;
 
 	snprintf(full, sizeof(full), "mkdir -p " DIR " && { %s; } 2>" ERR_FILE, cmd);
-	p = popen(full, "r");
-	assert_non_null(p);
-	n = fread(r->out, 1, sizeof(r->out) - 1, p);
-	r->out[n] = '\0';
-	raw = pclose(p);
-	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-	e = fopen(ERR_FILE, "r");
-	assert_non_null(e);
-	r->err[fread(r->err, 1, sizeof(r->err) - 1, e)] = '\0';
-	fclose(e);
+	command_output(full, r->out, sizeof(r->out), &r->status);
+	file_text(ERR_FILE, r->err, sizeof(r->err));
 }
 
 /* One of four run records, cleared: a test compares up to four runs at once. */

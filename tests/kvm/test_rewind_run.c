@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <xxhash.h>
 
+#include "tests/kvm/command_output.h"
 #include "vmm/keyframe_file.h"
 #include "vmm/vcpu_state.h"
 
@@ -58,19 +59,8 @@ static void parse_summary(struct run *r)
 /* Runs a shell command (its stderr must go to ERR_FILE) and captures everything. */
 static void capture(const char *cmd, struct run *r)
 {
-	FILE *p, *e;
-	int raw;
-
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	r->len = fread(r->out, 1, sizeof(r->out) - 1, p);
-	r->out[r->len] = '\0';
-	raw = pclose(p);
-	r->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-	e = fopen(ERR_FILE, "r");
-	assert_non_null(e);
-	r->err[fread(r->err, 1, sizeof(r->err) - 1, e)] = '\0';
-	fclose(e);
+	r->len = command_output(cmd, r->out, sizeof(r->out), &r->status);
+	file_text(ERR_FILE, r->err, sizeof(r->err));
 }
 
 /* Runs `rewind run ARGS` (a shell fragment) and captures everything. */

@@ -10,6 +10,7 @@
  * ldd prints, and a musl-gcc program.
  */
 #include "image/elf_deps.h"
+#include "tests/unit/stderr_capture.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -104,23 +105,13 @@ static struct result *find_with(const char *prog, const char *guest,
 				const struct elf_deps_config *cfg)
 {
 	static struct result r;
-	int saved = dup(STDERR_FILENO);
-	FILE *capture = tmpfile();
-	size_t n, at = 0;
+	struct stderr_capture capture;
+	size_t at = 0;
 
 	memset(&r, 0, sizeof(r));
-	assert_true(saved >= 0);
-	assert_non_null(capture);
-	fflush(stderr);
-	assert_true(dup2(fileno(capture), STDERR_FILENO) >= 0);
+	stderr_capture_begin(&capture);
 	r.rc = elf_deps_find(prog, guest, cfg, &r.deps);
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(capture);
-	n = fread(r.message, 1, sizeof(r.message) - 1, capture);
-	r.message[n] = '\0';
-	fclose(capture);
+	stderr_capture_end(&capture, r.message, sizeof(r.message));
 	untree(r.message);
 	for (size_t i = 0; i < r.deps.count; i++)
 		at += (size_t)snprintf(r.items + at, sizeof(r.items) - at, "%s <- %s\n",

@@ -2,6 +2,7 @@
 /* Unit tests of the initramfs description and writer (image/initramfs.c). */
 #include "image/initramfs.h"
 #include "tests/unit/newc_reader.h"
+#include "tests/unit/stderr_capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,32 +152,18 @@ static char *scratch_dir(void)
 }
 
 /* Redirects stderr into a file until captured_text() gives back what was printed. */
-static FILE *capture_stderr(int *saved)
+static void capture_stderr(struct stderr_capture *capture)
 {
-	FILE *f = tmpfile();
-
-	assert_non_null(f);
-	fflush(stderr);
-	*saved = dup(STDERR_FILENO);
-	assert_true(*saved >= 0);
-	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+	stderr_capture_begin(capture);
 	alarm(60); /* a read that blocks is killed: a failure, not a hang */
-	return f;
 }
 
-static const char *captured_text(FILE *f, int saved)
+static const char *captured_text(struct stderr_capture *capture)
 {
 	static char text[2048];
-	size_t n;
 
 	alarm(0);
-	fflush(stderr);
-	assert_true(dup2(saved, STDERR_FILENO) >= 0);
-	close(saved);
-	rewind(f);
-	n = fread(text, 1, sizeof(text) - 1, f);
-	text[n] = '\0';
-	fclose(f);
+	stderr_capture_end(capture, text, sizeof(text));
 	return text;
 }
 
@@ -190,78 +177,85 @@ static void test_fifo_added_file_is_refused(void **state)
 {
 	struct initramfs fs = {0};
 	char *dir = scratch_dir(), fifo[600], spec[700], want[800];
-	int saved;
-	FILE *err;
+	struct stderr_capture err;
 
 	(void)state;
 	snprintf(fifo, sizeof(fifo), "%s/pipe", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	snprintf(spec, sizeof(spec), "%s:/bin/pipe", fifo);
-	err = capture_stderr(&saved);
+	capture_stderr(&err);
 	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, spec), -ENOENT);
 	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, "/dev/zero:/bin/zero"), -ENOENT);
 	snprintf(want, sizeof(want), "cannot add %s: it is a FIFO, not a regular file", fifo);
-	assert_said(captured_text(err, saved), want);
+	assert_said(captured_text(&err), want);
 	assert_int_equal(fs.count, 0);
 	assert_int_equal(unlink(fifo), 0);
 	assert_int_equal(rmdir(dir), 0);
 	initramfs_free(&fs);
 }
 
+/* A new file dir/name (mode), added to fs as guest; its path in path, returned open for writing. */
+static int added_file(struct initramfs *fs, const char *dir, const char *name, mode_t mode,
+		      const char *guest, char *path, size_t len)
+{
+	char spec[1200];
+	int fd;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	assert_true(fd >= 0);
+	snprintf(spec, sizeof(spec), "%s:%s", path, guest);
+	assert_int_equal(initramfs_add_spec(fs, INITRAMFS_FILE, spec), 0);
+	return fd;
+}
+
+/* Writing fs fails with rc, saying want; then fs, the file at path and the folder dir go. */
+static void expect_write_refused(struct initramfs *fs, int rc, const char *want, const char *path,
+				 char *dir)
+{
+	FILE *out = fopen("/dev/null", "w");
+	struct stderr_capture err;
+
+	assert_non_null(out);
+	capture_stderr(&err);
+	assert_int_equal(initramfs_write(fs, out), rc);
+	assert_said(captured_text(&err), want);
+	fclose(out);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	initramfs_free(fs);
+}
+
 /* A file that becomes a FIFO after it was added is refused when written, without blocking. */
 static void test_file_replaced_by_fifo_is_refused(void **state)
 {
 	struct initramfs fs = {0};
-	char *dir = scratch_dir(), path[600], spec[700], want[800];
-	FILE *out = fopen("/dev/null", "w"), *err;
-	int saved, fd;
+	char *dir = scratch_dir(), path[600], want[800];
+	int fd = added_file(&fs, dir, "tool", 0755, "/bin/tool", path, sizeof(path));
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/tool", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "tool", 4), 4);
 	assert_int_equal(close(fd), 0);
-	snprintf(spec, sizeof(spec), "%s:/bin/tool", path);
-	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, spec), 0);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	err = capture_stderr(&saved);
-	assert_int_equal(initramfs_write(&fs, out), -EINVAL);
 	snprintf(want, sizeof(want),
 		 "the added file %s is a FIFO, not a regular file: refusing to read it", path);
-	assert_said(captured_text(err, saved), want);
-	fclose(out);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(rmdir(dir), 0);
-	initramfs_free(&fs);
+	expect_write_refused(&fs, -EINVAL, want, path, dir);
 }
 
 /* An added file over 512 MiB (a sparse one here) is refused without being read. */
 static void test_huge_added_file_is_refused(void **state)
 {
 	struct initramfs fs = {0};
-	char *dir = scratch_dir(), path[600], spec[700], want[800];
-	FILE *out = fopen("/dev/null", "w"), *err;
-	int saved, fd;
+	char *dir = scratch_dir(), path[600], want[800];
+	int fd = added_file(&fs, dir, "giant", 0644, "/giant", path, sizeof(path));
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/giant", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, (off_t)513 << 20), 0);
 	assert_int_equal(close(fd), 0);
-	snprintf(spec, sizeof(spec), "%s:/giant", path);
-	assert_int_equal(initramfs_add_spec(&fs, INITRAMFS_FILE, spec), 0);
-	err = capture_stderr(&saved);
-	assert_int_equal(initramfs_write(&fs, out), -EFBIG);
 	snprintf(want, sizeof(want),
 		 "the added file %s is 513 MiB, more than the 512 MiB an added file may be", path);
-	assert_said(captured_text(err, saved), want);
-	fclose(out);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(rmdir(dir), 0);
-	initramfs_free(&fs);
+	expect_write_refused(&fs, -EFBIG, want, path, dir);
 }
 
 int main(void)

@@ -7,6 +7,7 @@
  * reads back the same.
  */
 #include "harness/job.h"
+#include "tests/unit/stderr_capture.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -19,24 +20,15 @@
 
 #include <cmocka.h>
 
-/* What fn printed on stderr goes to msg. */
+/* What expr printed on stderr goes to msg (an array); the value is expr's. */
 #define CAPTURE(msg, expr)                                                                         \
 	({                                                                                         \
-		FILE *capture_ = tmpfile();                                                        \
-		int saved_ = dup(STDERR_FILENO), rc_;                                              \
-		size_t got_;                                                                       \
+		struct stderr_capture capture_;                                                    \
+		int rc_;                                                                           \
                                                                                                    \
-		assert_non_null(capture_);                                                         \
-		fflush(stderr);                                                                    \
-		dup2(fileno(capture_), STDERR_FILENO);                                             \
+		stderr_capture_begin(&capture_);                                                   \
 		rc_ = (expr);                                                                      \
-		fflush(stderr);                                                                    \
-		dup2(saved_, STDERR_FILENO);                                                       \
-		close(saved_);                                                                     \
-		rewind(capture_);                                                                  \
-		got_ = fread((msg), 1, sizeof(msg) - 1, capture_);                                 \
-		(msg)[got_] = '\0';                                                                \
-		fclose(capture_);                                                                  \
+		stderr_capture_end(&capture_, (msg), sizeof(msg));                                 \
 		rc_;                                                                               \
 	})
 

@@ -7,6 +7,7 @@
  */
 #include "lib/log.h"
 #include "lib/size.h"
+#include "tests/unit/stderr_capture.h"
 #include "vmm/kvm_speed.h"
 
 #include <setjmp.h>
@@ -101,29 +102,19 @@ static void test_slow_kvm_threshold(void **state)
 /* What rw_err prints, captured from stderr; returns the line of the first rw_err. */
 static int capture_error(bool where, const char *debug, char *out, size_t len)
 {
-	FILE *f = tmpfile();
-	int saved = dup(2), line;
-	size_t n;
+	struct stderr_capture capture;
+	int line;
 
-	assert_non_null(f);
-	assert_true(saved >= 0);
 	if (debug)
 		setenv("REWIND_DEBUG", debug, 1);
 	else
 		unsetenv("REWIND_DEBUG");
 	rw_log_init("rewind-harness", where);
-	fflush(stderr);
-	assert_true(dup2(fileno(f), 2) == 2);
+	stderr_capture_begin(&capture);
 	line = __LINE__ + 1;
 	rw_err("cannot do %s", "it");
 	rw_err_errno(2, "cannot open %s", "x");
-	fflush(stderr);
-	assert_true(dup2(saved, 2) == 2);
-	close(saved);
-	rewind(f);
-	n = fread(out, 1, len - 1, f);
-	out[n] = '\0';
-	fclose(f);
+	stderr_capture_end(&capture, out, len);
 	unsetenv("REWIND_DEBUG");
 	return line;
 }

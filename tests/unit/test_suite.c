@@ -13,6 +13,7 @@
 #include "explore/suite.h"
 #include "lib/log.h"
 #include "lib/parent_death.h"
+#include "tests/unit/stderr_capture.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -76,29 +77,31 @@ static int remove_dir(void **state)
 	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* A test's rewind-harness options as one line, to compare whole. */
-static const char *args_line(const struct suite_test *t)
+/* words joined by spaces into line (len bytes), to compare whole. */
+static const char *joined(char *const *words, size_t count, char *line, size_t len)
 {
-	static char line[4096];
 	size_t used = 0;
 
 	line[0] = 0;
-	for (size_t i = 0; i < t->arg_count; i++)
-		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", i ? " " : "",
-					 t->args[i]);
+	for (size_t i = 0; i < count; i++)
+		used += (size_t)snprintf(line + used, len - used, "%s%s", i ? " " : "", words[i]);
 	return line;
 }
 
+/* A test's rewind-harness options as one line. */
+static const char *args_line(const struct suite_test *t)
+{
+	static char line[4096];
+
+	return joined(t->args, t->arg_count, line, sizeof(line));
+}
+
+/* A test's command as one line. */
 static const char *command_line(const struct suite_test *t)
 {
 	static char line[4096];
-	size_t used = 0;
 
-	line[0] = 0;
-	for (size_t i = 0; i < t->command_len; i++)
-		used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", i ? " " : "",
-					 t->command[i]);
-	return line;
+	return joined(t->command, t->command_len, line, sizeof(line));
 }
 
 static void test_suite_parsed(void **state)
@@ -220,28 +223,18 @@ static const char *load_refused(const char *text)
 {
 	static struct suite s;
 	static char line[2048];
-	char err_path[300];
 	const char *path = write_file("refused.json", text);
-	int saved = dup(STDERR_FILENO), fd;
-	FILE *f;
+	struct stderr_capture capture;
+	size_t end;
 
-	snprintf(err_path, sizeof(err_path), "%s/stderr.txt", dir);
-	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(saved >= 0 && fd >= 0);
-	fflush(stderr);
-	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
-	close(fd);
+	stderr_capture_begin(&capture);
 	assert_int_equal(suite_load(path, &s), -1);
-	fflush(stderr);
-	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
-	close(saved);
-	f = fopen(err_path, "r");
-	assert_non_null(f);
-	line[0] = 0;
-	assert_non_null(fgets(line, sizeof(line), f));
-	assert_null(fgets((char[8]){0}, 8, f)); /* one line, no more */
-	fclose(f);
-	line[strcspn(line, "\n")] = 0;
+	stderr_capture_end(&capture, line, sizeof(line));
+	end = strcspn(line, "\n");
+	assert_true(end > 0);
+	if (line[end])
+		assert_string_equal(line + end + 1, ""); /* one line, no more */
+	line[end] = 0;
 	return line;
 }
 
