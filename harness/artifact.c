@@ -71,6 +71,46 @@ static char *hex_bytes(const uint8_t *raw, size_t len)
 	return hex;
 }
 
+/* A racy-events input's site map: its count and sites, or null (it counted every event). */
+static cJSON *racy_json(const struct racy_map *m)
+{
+	cJSON *o;
+	char *hex;
+
+	if (!m || !m->ok)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	hex = hex_bytes(m->sites, sizeof(m->sites));
+	cJSON_AddNumberToObject(o, "events", (double)m->events);
+	cJSON_AddStringToObject(o, "sites", hex ? hex : "");
+	free(hex);
+	return o;
+}
+
+/*
+ * What the execution of input read of the job's profile runs (pct mode):
+ * k, a walk's weights, a racy input's site map. NULL outside pct mode.
+ */
+static cJSON *profile_json(const struct executor *ex, const struct exec_input *input)
+{
+	const struct pct_walk_profile *w = &ex->walk_profile;
+	cJSON *o;
+
+	if (input->mode != INPUT_MODE_PCT || !ex->pct_events)
+		return NULL;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "events", (double)ex->pct_events);
+	if (input->flags & INPUT_FLAG_WALK) {
+		cJSON *walk = cJSON_AddArrayToObject(o, "walk");
+
+		for (uint32_t i = 0; walk && i < w->threads && i < REWIND_WALK_THREADS; i++)
+			cJSON_AddItemToArray(walk, cJSON_CreateNumber(w->events[i]));
+	}
+	if (input->flags & INPUT_FLAG_RACY)
+		cJSON_AddItemToObject(o, "racy", racy_json(ex->racy_map));
+	return o;
+}
+
 static cJSON *artifact_json(const struct harness_job *job, const struct executor *ex,
 			    const uint8_t *raw, size_t raw_len, const struct exec_input *input,
 			    const struct exec_result *res)
@@ -80,10 +120,12 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	char *hex = hex_bytes(raw, raw_len);
 	char *tail =
 		guest_output_tail(&ex->vm.trace, ex->job_trace_from, ARTIFACT_OUTPUT_TAIL_LINES);
+	cJSON *profile = profile_json(ex, input);
 
 	run_identity_of(ex, &id);
 	cJSON_AddStringToObject(o, "format", ARTIFACT_FORMAT);
-	/* what an old artifact's replay learned its sites from, it still does */
+	/* what an old artifact's replay learned its sites from, it still does (its
+	 * profile is recorded all the same: version 3 and before ignore it) */
 	cJSON_AddNumberToObject(o, "version",
 				ex->cfg.racy_profiles_unperturbed ? 2 : ARTIFACT_VERSION);
 	cJSON_AddItemToObject(o, "input", input_to_json(input));
@@ -92,6 +134,8 @@ static cJSON *artifact_json(const struct harness_job *job, const struct executor
 	cJSON_AddItemToObject(o, "added_files", files_json(ex));
 	cJSON_AddItemToObject(o, "identity", run_identity_to_json(&id));
 	cJSON_AddItemToObject(o, "outcome", outcome_json(res));
+	if (profile)
+		cJSON_AddItemToObject(o, "profile", profile);
 	json_add_hex(o, "trace_xxh3", res->trace_hash, JSON_HEX_HASH);
 	cJSON_AddStringToObject(o, "output_tail", tail ? tail : "");
 	free(hex);
@@ -146,20 +190,27 @@ static int hex_field(const cJSON *o, const char *key, const char *what, uint64_t
 	return 0;
 }
 
-int artifact_u64_field(const cJSON *o, const char *key, const char *what, uint64_t min,
-		       uint64_t max, uint64_t *out)
+/* Whether v is an integer in min..max (into *out). */
+static bool u64_value(const cJSON *v, uint64_t min, uint64_t max, uint64_t *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
 
 	/* the range check comes first: casting an out-of-range double is undefined */
 	if (!cJSON_IsNumber(v) || !(d >= (double)min && d <= (double)max) ||
-	    d != (double)(uint64_t)d) {
+	    d != (double)(uint64_t)d)
+		return false;
+	*out = (uint64_t)d;
+	return true;
+}
+
+int artifact_u64_field(const cJSON *o, const char *key, const char *what, uint64_t min,
+		       uint64_t max, uint64_t *out)
+{
+	if (!u64_value(cJSON_GetObjectItemCaseSensitive(o, key), min, max, out)) {
 		rw_err("%s: \"%s\" must be an integer in %llu..%llu", what, key,
 		       (unsigned long long)min, (unsigned long long)max);
 		return -EINVAL;
 	}
-	*out = (uint64_t)d;
 	return 0;
 }
 
@@ -249,6 +300,93 @@ static int parse_files(const cJSON *list, const char *what, struct artifact_expe
 	return 0;
 }
 
+/* "walk": each thread's events in the profile, at most REWIND_WALK_THREADS of them. */
+static int parse_walk(const cJSON *list, const char *what, struct profile_record *p)
+{
+	const cJSON *item;
+	uint64_t n;
+
+	p->has_walk = true;
+	p->walk.threads = 0;
+	if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > (int)REWIND_WALK_THREADS)
+		goto bad;
+	cJSON_ArrayForEach(item, list)
+	{
+		if (!u64_value(item, 0, UINT32_MAX, &n))
+			goto bad;
+		p->walk.events[p->walk.threads++] = (uint32_t)n;
+	}
+	return 0;
+bad:
+	rw_err("%s: \"walk\" must be an array of at most %u integers in 0..%u", what,
+	       REWIND_WALK_THREADS, UINT32_MAX);
+	return -EINVAL;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "sites": the site map, REWIND_SITE_BYTES bytes in lowercase hex. */
+static int parse_sites(const cJSON *o, const char *what, uint8_t *sites)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "sites");
+	bool ok = cJSON_IsString(v) && strlen(v->valuestring) == 2 * REWIND_SITE_BYTES;
+
+	for (size_t i = 0; ok && i < REWIND_SITE_BYTES; i++) {
+		int hi = hex_digit(v->valuestring[2 * i]),
+		    lo = hex_digit(v->valuestring[2 * i + 1]);
+
+		ok = hi >= 0 && lo >= 0;
+		sites[i] = ok ? (uint8_t)(hi << 4 | lo) : 0;
+	}
+	if (!ok)
+		rw_err("%s: \"sites\" must be %u lowercase hex digits (the site map's %u bytes)",
+		       what, 2 * REWIND_SITE_BYTES, REWIND_SITE_BYTES);
+	return ok ? 0 : -EINVAL;
+}
+
+/* "racy": a racy-events input's site map, or null (its execution counted every event). */
+static int parse_racy(const cJSON *o, const char *what, struct profile_record *p)
+{
+	p->has_racy = true;
+	p->racy_ok = !cJSON_IsNull(o);
+	if (!p->racy_ok)
+		return 0;
+	if (!cJSON_IsObject(o)) {
+		rw_err("%s: \"racy\" must be an object (events, sites) or null", what);
+		return -EINVAL;
+	}
+	if (artifact_u64_field(o, "events", what, 0, UINT32_MAX, &p->racy_events) < 0)
+		return -EINVAL;
+	return parse_sites(o, what, p->racy_sites);
+}
+
+/*
+ * "profile" (pct inputs, version 4 on): what the execution read of the
+ * job's profile runs. k is at most 2^32 - 1, as a demote's position
+ * (a 32-bit fraction) times k must not overflow.
+ */
+static int parse_profile(const cJSON *o, const char *what, struct profile_record *p)
+{
+	const cJSON *walk = cJSON_GetObjectItemCaseSensitive(o, "walk");
+	const cJSON *racy = cJSON_GetObjectItemCaseSensitive(o, "racy");
+	char where[4400];
+
+	if (!o)
+		return 0;
+	snprintf(where, sizeof(where), "%s: profile", what);
+	if (!cJSON_IsObject(o)) {
+		rw_err("%s: \"profile\" must be an object", what);
+		return -EINVAL;
+	}
+	if (artifact_u64_field(o, "events", where, 1, UINT32_MAX, &p->events) < 0 ||
+	    (walk && parse_walk(walk, where, p) < 0) || (racy && parse_racy(racy, where, p) < 0))
+		return -EINVAL;
+	return 0;
+}
+
 static const cJSON *object_field(const cJSON *o, const char *key, const char *what)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -285,6 +423,8 @@ static int parse_artifact(const cJSON *root, const char *what, struct harness_jo
 	}
 	if (job_apply_json(job, jb, what) < 0 || parse_identity(id, what, &e->identity) < 0 ||
 	    parse_outcome(out, what, e) < 0 || hex_field(root, "trace_xxh3", what, &e->trace_xxh3))
+		return -EINVAL;
+	if (parse_profile(cJSON_GetObjectItemCaseSensitive(root, "profile"), what, &e->profile) < 0)
 		return -EINVAL;
 	return parse_files(cJSON_GetObjectItemCaseSensitive(root, "added_files"), what, e);
 }

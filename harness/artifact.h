@@ -3,22 +3,25 @@
  * Crash artifacts: one self-contained JSON file per distinct failure (class
  * and trace hash), written atomically. It holds the input (seed and
  * schedule, in JSON and as the raw bytes afl-fuzz saw), the job, the hashes
- * of everything the run is a function of, the outcome with its step, the
- * trace hash and the last lines of guest output: enough for
- * `rewind-harness --replay FILE` to rebuild the run and check it is the same.
+ * of everything the run is a function of, what a pct input's execution
+ * read of the job's profile, the outcome with its step, the trace hash and
+ * the last lines of guest output: enough for `rewind-harness --replay FILE`
+ * to rebuild the run and check it is the same.
  */
 #ifndef REWIND_ARTIFACT_H
 #define REWIND_ARTIFACT_H
 
 #include "harness/executor.h"
 #include "harness/job.h"
+#include "harness/profile_record.h"
 #include "harness/run_identity.h"
 #include "lib/json_file.h"
 
 #define ARTIFACT_FORMAT "rewind-crash"
 /* 2: "added_files"; 3: a racy-events input's sites come from profile runs that are PCT
- * samples (harness/executor.c profile_racy); versions 1 and 2 are read too */
-#define ARTIFACT_VERSION	   3
+ * samples (harness/executor.c profile_racy); 4: "profile", what a pct input's execution
+ * read of the job's profile, which its replay uses; versions 1 to 3 are read too */
+#define ARTIFACT_VERSION	   4
 #define ARTIFACT_OUTPUT_TAIL_LINES 20
 
 /* A file the job added to the guest, by content. */
@@ -38,6 +41,8 @@ struct artifact_expect {
 	struct artifact_file files[RUN_MAX_ADDS]; /* the job's added files (version 2 on) */
 	size_t file_count;
 	uint64_t version; /* ARTIFACT_VERSION or an older one */
+	struct profile_record
+		profile; /* "profile" (events 0: none recorded, the replay profiles) */
 };
 
 /*

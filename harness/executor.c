@@ -350,6 +350,9 @@ static int profile_pct(struct executor *ex)
 	if (rc)
 		return rc;
 	ex->pct_events = ex->vm.counter.blocks ? ex->vm.counter.blocks : 1;
+	if (ex->recorded && ex->recorded->events) /* a replay's: what its failure ran with */
+		ex->pct_events =
+			profile_record_use(ex->recorded, ex->pct_events, &ex->walk_profile);
 	/* a job not instrumented (the guest kernel counts its events) takes no
 	 * site map: no estimate, and the mutator keeps its racy samples after
 	 * 16 plain ones, as before there was one (the bundled ledger's search
@@ -487,13 +490,23 @@ static int use_racy_map(struct executor *ex, const struct exec_input *in)
 
 		m = racy_map_new(ex, in);
 		ex->racy_map = NULL;
-		rc = profile_racy(ex, m);
+		rc = profile_record_racy(ex->recorded, m->key == ex->recorded_racy_key, &m->ok,
+					 &m->events, m->sites)
+			     ? 0
+			     : profile_racy(ex, m);
 		if (rc)
 			return rc;
 	}
 	m->used = ++ex->racy_uses;
 	ex->racy_map = m;
 	return 0;
+}
+
+void executor_use_profile(struct executor *ex, const struct profile_record *rec,
+			  const struct exec_input *in)
+{
+	ex->recorded = rec;
+	ex->recorded_racy_key = racy_map_key(ex, in);
 }
 
 uint64_t executor_demote_events(const struct executor *ex, const struct exec_input *in)

@@ -9,6 +9,7 @@
 #define REWIND_EXECUTOR_H
 
 #include "harness/exec_class.h"
+#include "harness/profile_record.h"
 #include "schedule/input.h"
 #include "vmm/keyframe.h"
 #include "vmm/pct.h"
@@ -93,6 +94,10 @@ struct executor {
 	bool log_pct_profile;
 	struct vm_event_log seed0_log;
 	uint64_t pct_racy_estimate;
+	/* a replay of an artifact: what its execution read of the profile,
+	 * used instead of what the profiles count here (executor_use_profile) */
+	const struct profile_record *recorded;
+	uint32_t recorded_racy_key; /* the racy key its site map is for */
 	bool vm_created;
 };
 
@@ -150,6 +155,16 @@ int executor_boot(struct executor *ex);
  * positions are fractions of.
  */
 int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res);
+
+/*
+ * A replay of an artifact that recorded its profile (rec, kept by the
+ * caller while ex runs; in, the artifact's input): pct inputs run with
+ * rec's k, walk weights and, for in's racy key, site map. The seed-0
+ * profile still runs, once, as a check: a count that differs is said in
+ * one line (harness/profile_record.h), and the recorded one is used.
+ */
+void executor_use_profile(struct executor *ex, const struct profile_record *rec,
+			  const struct exec_input *in);
 
 void executor_close(struct executor *ex);
 

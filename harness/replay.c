@@ -341,20 +341,21 @@ int replay_record_differences(const struct replay_case *c, const struct replay_o
 	       outcome_differences(&c->expect, res);
 }
 
-void replay_job_opened(struct replay_case *c, const struct replay_options *opt,
-		       const struct executor *ex)
+void replay_job_opened(struct replay_case *c, const struct replay_options *opt, struct executor *ex)
 {
-	if (!c->adds_only)
-		return;
-	c->adds_only = false;
-	c->job_changed = ex->job_hash != c->expect.identity.job_xxh3;
-	if (c->job_changed)
-		say_changes(opt);
-	else
-		fprintf(stderr,
-			"%s: the job is the artifact's: --add gives the guest the same files at "
-			"the same paths\n",
-			rw_log.program);
+	if (c->adds_only) {
+		c->adds_only = false;
+		c->job_changed = ex->job_hash != c->expect.identity.job_xxh3;
+		if (c->job_changed)
+			say_changes(opt);
+		else
+			fprintf(stderr,
+				"%s: the job is the artifact's: --add gives the guest the same "
+				"files at the same paths\n",
+				rw_log.program);
+	}
+	if (c->is_artifact && !c->job_changed && c->expect.profile.events)
+		executor_use_profile(ex, &c->expect.profile, &c->input);
 }
 
 /* Opens the case's job: REPLAY_OK, or REPLAY_SETUP (said). */

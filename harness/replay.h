@@ -69,10 +69,12 @@ void replay_case_free(struct replay_case *c);
 /*
  * Once the case's job is opened on ex: a job that only --add changed is
  * unchanged if the guest gets the very archive the artifact recorded (the
- * same bytes at the same guest paths), else changed (said either way).
+ * same bytes at the same guest paths), else changed (said either way). An
+ * artifact replayed with its own job runs with the profile it recorded
+ * (executor_use_profile); a changed job (a fix to check) profiles anew.
  */
 void replay_job_opened(struct replay_case *c, const struct replay_options *opt,
-		       const struct executor *ex);
+		       struct executor *ex);
 
 /*
  * Did the run end at the wall guard (a stalled host, not the job)? Says so.

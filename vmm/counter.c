@@ -50,6 +50,7 @@
 
 #include "rewind/abi.h"
 
+#include "lib/mix64.h"
 #include "vmm/guest_mem.h"
 #include "vmm/ports_shared.h"
 #include "vmm/user_context.h"
@@ -205,10 +206,29 @@ static struct due take_due(struct vm *vm)
 	return due;
 }
 
-/* The time slice in events (0: none); the fair continuation has counter mode's. */
+/*
+ * The current time slice's length in events (0: none): the mode's slice S
+ * on average (counter mode's --slice-blocks, pct's 200,000; the fair
+ * continuation has counter mode's), each slice drawn from
+ * [S - S/2, 2S - S/2) by a hash of the execution seed and the slice's
+ * number. A slice of one length every time ends at the same instruction of
+ * any loop whose events per turn divide it: a spin that holds a mutex for
+ * three of its four events was preempted with it held at every slice, and
+ * the thread it waited for never ran its unlock (docs/bugs-found.md,
+ * libatomic_ops). A length that varies lands anywhere in a turn, as a
+ * kernel's tick does; a function of the seed and the count only, so a run
+ * stays a pure function of its input, and a new seed moves every slice.
+ */
 static uint64_t slice_length(const struct vm *vm)
 {
-	return vm->counter.fair ? vm->cfg.fair_slice_blocks : vm->cfg.slice_blocks;
+	uint64_t slice = vm->counter.fair ? vm->cfg.fair_slice_blocks : vm->cfg.slice_blocks;
+	uint64_t seed = (uint64_t)vm->cfg.exec_seed[1] << 32 | vm->cfg.exec_seed[0];
+
+	if (slice < 2)
+		return slice;
+	/* a salt ("slicesli"): not the drawn priorities' hash of the same numbers (vmm/pct.c) */
+	return slice - slice / 2 +
+	       mix64(seed ^ mix64(vm->counter.slices ^ 0x736c696365736c69ull)) % slice;
 }
 
 /*
@@ -401,8 +421,10 @@ uint32_t counter_read(struct vm *vm)
 	if (due.prio)
 		trace_preempt(vm, PREEMPT_WHY_DEMOTE, &regs);
 	slice_over(vm, &due, &regs);
-	if (due.preempt || due.prio)
+	if (due.preempt || due.prio) { /* a new time slice starts */
 		c->slice_start = c->blocks;
+		c->slices++;
+	}
 	c->preempts_due += due.preempt;
 	if (logged)
 		logged->what |= (due.preempt ? VM_EVENT_LANDED_PREEMPT : 0) |

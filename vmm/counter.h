@@ -41,6 +41,7 @@ struct vm_counter {
 	struct counter_owed owed[COUNTER_PROCESSES];
 	uint64_t reads;	      /* counter reads so far */
 	uint64_t slice_start; /* blocks at the last preemption (time slice) */
+	uint64_t slices;      /* time slices started so far: the current one's length (counter.c) */
 	/* the schedule's injections that act at events (preempt, demote) */
 	struct schedule_queue event_queue;
 	/* reads that said preempt whose OUTL has not come yet: more than one when

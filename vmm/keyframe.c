@@ -56,6 +56,7 @@ static void start_execution(struct vm *vm)
 	vm->detail[0] = '\0';
 	vm->stuck = (struct vm_stuck){.rip = 0};
 	vm->current_tid = 0; /* the event log's thread: unknown until the first switch record */
+	vm->job_tasks = 0;   /* at the keyframe point the job is not started yet */
 	inject_set_schedule(vm, NULL); /* injections start after the keyframe point */
 }
 

@@ -9,20 +9,12 @@
  */
 #include "vmm/pct.h"
 
+#include "lib/mix64.h"
 #include "vmm/schedule.h"
 #include "vmm/user_context.h"
 #include "vmm/vm.h"
 
 #include <string.h>
-
-/* splitmix64's finaliser: a well-mixed function of the seed and the thread number. */
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
-	return x ^ x >> 31;
-}
 
 /* A thread's priority from the seed: 16..95, or 50..95 for wide priorities (more room below). */
 static uint32_t drawn_priority(const struct vm *vm, uint32_t thread)

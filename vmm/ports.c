@@ -86,6 +86,10 @@ static void port_event(struct vm *vm, uint32_t gpa)
 	trace_append(&vm->trace, &rec, at + sizeof(ev));
 	emit_output(vm, ev.type, at + sizeof(ev), ev.len);
 	feedback_on_event(vm, &rec);
+	if (ev.type == REWIND_EV_FORK) /* a task of the job (rewind-init's child or its own) */
+		vm->job_tasks++;
+	else if (ev.type == REWIND_EV_EXIT && vm->job_tasks)
+		vm->job_tasks--;
 }
 
 /* When the armed timer fires, made late by timer-late injections; the guest's
@@ -207,6 +211,7 @@ static void port_ready(struct vm *vm, uint32_t value)
 		return;
 	seed_put(vm);
 	vm->ready_step = vm->steps;
+	vm->job_tasks = 0; /* the job starts after READY */
 	vm->paused = vm->cfg.stop_at_ready;
 	vmm_record(vm, TRACE_READY, 0);
 }

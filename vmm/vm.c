@@ -184,10 +184,53 @@ static bool handle_exit(struct vm *vm, int reason)
 	return true;
 }
 
+/* A lone computation with no wall budget goes on for this many stuck budgets. */
+#define VM_LONE_BUDGETS 30
+/* Kicks in a row that find a lone computation in the guest kernel: it loops there. */
+#define VM_LONE_KERNEL_KICKS 5
+
+/* The tasks runnable in the guest, the running one included; 0: unknown (an older kernel). */
+static uint32_t guest_runnable(struct vm *vm)
+{
+	const struct rewind_shared *sh = ports_shared(vm);
+
+	return sh ? __atomic_load_n(&sh->nr_runnable, __ATOMIC_RELAXED) : 0;
+}
+
+/*
+ * Whether the job computes alone: its one task (no other thread or process
+ * of the job lives) is the only task runnable (the guest kernel's count;
+ * rewind-init, which only reaps, does not count). Nothing else could change
+ * what it reads. A job of more tasks may spin on one of them that sleeps
+ * with a timeout: on a real machine time passes and wakes it, here time
+ * passes only at exits, so that spin is stuck (guest/tests/spin_wait.c).
+ */
+static bool computes_alone(struct vm *vm)
+{
+	return vm->ready_step && vm->job_tasks == 1 && guest_runnable(vm) == 1;
+}
+
+/* What the detail says of the job's tasks beside a task stuck in user space. */
+static void describe_tasks(struct vm *vm, size_t len, uint32_t runnable, bool alone)
+{
+	if (len >= sizeof(vm->detail) || !runnable || !vm->ready_step)
+		return;
+	if (alone)
+		snprintf(vm->detail + len, sizeof(vm->detail) - len,
+			 "; it computed alone, the job's only task and no other runnable, for %llu "
+			 "ms",
+			 (unsigned long long)watchdog_quiet_ms(&vm->watchdog));
+	else
+		snprintf(vm->detail + len, sizeof(vm->detail) - len,
+			 "; %u task%s runnable, %u in the job", runnable, runnable == 1 ? "" : "s",
+			 vm->job_tasks);
+}
+
 /*
  * The trace gets only where the guest is stuck (user space or kernel): the
  * RIP depends on when the host noticed, and the trace must not. The detail
- * for humans names the RIP.
+ * for humans names the RIP and, in user space, the tasks runnable (more than
+ * one: a spin that keeps another task off the CPU).
  */
 static void report_stuck(struct vm *vm, uint64_t budget_ms)
 {
@@ -203,9 +246,39 @@ static void report_stuck(struct vm *vm, uint64_t budget_ms)
 		len += (size_t)snprintf(vm->detail + len, sizeof(vm->detail) - len, " in %s",
 					function);
 	if (len < sizeof(vm->detail))
-		snprintf(vm->detail + len, sizeof(vm->detail) - len,
-			 " at RIP %#llx (no exit for %llu ms)", (unsigned long long)rip,
-			 (unsigned long long)budget_ms);
+		len += (size_t)snprintf(vm->detail + len, sizeof(vm->detail) - len,
+					" at RIP %#llx (no exit for %llu ms)",
+					(unsigned long long)rip, (unsigned long long)budget_ms);
+	if (cpl == 3)
+		describe_tasks(vm, len, guest_runnable(vm), computes_alone(vm));
+}
+
+/*
+ * No exit came for the stuck budget. Stuck is for a spin that waits for a
+ * task it keeps off the CPU, or for time to pass. A job that computes alone
+ * in user space waits for neither: it computes, or loops alone as it
+ * would on any machine. It goes on until the wall budget ends the run, a
+ * timeout; a run without one, for VM_LONE_BUDGETS stuck budgets, then it is
+ * stuck. A kick that finds it in the guest kernel (its page faults, its
+ * system calls that make no exit) is a sample of where it is: only
+ * VM_LONE_KERNEL_KICKS of them in a row are a loop in the kernel, stuck.
+ * Going on changes nothing the guest sees: the kick interrupted KVM_RUN
+ * where the guest made no exit, and KVM_RUN resumes there.
+ */
+static bool lone_computation_goes_on(struct vm *vm, uint64_t budget_ms, unsigned *kernel_kicks)
+{
+	int cpl;
+
+	if (!computes_alone(vm))
+		return false;
+	vcpu_rip(vm, &cpl);
+	*kernel_kicks = cpl == 3 ? 0 : *kernel_kicks + 1;
+	if (*kernel_kicks >= VM_LONE_KERNEL_KICKS)
+		return false;
+	if (!vm->cfg.wall_ms && watchdog_quiet_ms(&vm->watchdog) >= budget_ms * VM_LONE_BUDGETS)
+		return false;
+	watchdog_go_on(&vm->watchdog);
+	return true;
 }
 
 /*
@@ -260,6 +333,8 @@ enum vm_outcome vm_run(struct vm *vm)
 	uint64_t deadline_ms = vm->cfg.wall_ms ? host_time_ms() + vm->cfg.wall_ms : 0;
 	uint64_t clock = vm_stats_clock(&vm->km.stats);
 	uint64_t budget = stuck_budget(vm);
+	bool exited = true;	   /* the guest made an exit since the last injection point */
+	unsigned kernel_kicks = 0; /* kicks in a row in the kernel of a lone computation */
 
 	if (watchdog_arm(&vm->watchdog, &vm->progress, budget) < 0)
 		return VM_HOST_ERROR;
@@ -270,14 +345,24 @@ enum vm_outcome vm_run(struct vm *vm)
 	while (vm->outcome == VM_RUNNING && !vm->paused) {
 		int reason;
 
-		if (!vm->counter.hold) /* held at a counter read: see vm_counter */
-			inject_due(vm);
-		vm->counter.hold = false;
+		/* a kick (EINTR) is no exit: the guest resumes as if none had come */
+		if (exited) {
+			if (!vm->counter.hold) /* held at a counter read: see vm_counter */
+				inject_due(vm);
+			vm->counter.hold = false;
+		}
 		reason = kvm_machine_run(&vm->km);
+		exited = reason != -EINTR;
+		if (exited)
+			kernel_kicks = 0;
 
 		if (reason == -EINTR) {
-			if (watchdog_fired(&vm->watchdog))
+			if (watchdog_fired(&vm->watchdog) &&
+			    !lone_computation_goes_on(vm, budget, &kernel_kicks))
 				report_stuck(vm, budget);
+			else if (deadline_ms && host_time_ms() > deadline_ms)
+				vm_finish(vm, VM_WALL_BUDGET, "wall budget of %llu ms exceeded",
+					  (unsigned long long)vm->cfg.wall_ms);
 			continue;
 		}
 		if (reason < 0) {

@@ -87,6 +87,7 @@ struct vm {
 	int job_status; /* valid if has_job_status */
 	bool has_job_status;
 	uint64_t ready_step;  /* 0 until rewind-init says ready */
+	uint32_t job_tasks;   /* the job's live tasks: fork less exit events since READY */
 	uint64_t image_bytes; /* the initramfs the boot unpacks (its stuck budget grows with it) */
 	uint64_t seed_gpa;    /* rewind-init's seed buffer, named at READY (vmm/seed.c) */
 	bool paused;	      /* stopped at READY for a keyframe; vm_run resumes */

@@ -39,7 +39,7 @@ struct quiet {
 	uint64_t last_progress, last_cpu_ms, cpu_ms, wall_ms;
 };
 
-static bool quiet_too_long(const struct watchdog *w, struct quiet *q)
+static bool quiet_too_long(struct watchdog *w, struct quiet *q)
 {
 	uint64_t now = __atomic_load_n(w->progress, __ATOMIC_RELAXED);
 	uint64_t cpu = cpu_ms(w->target_cpu);
@@ -52,6 +52,11 @@ static bool quiet_too_long(const struct watchdog *w, struct quiet *q)
 	}
 	q->last_progress = now;
 	q->last_cpu_ms = cpu;
+	__atomic_store_n(&w->quiet_ms,
+			 q->cpu_ms > q->wall_ms / WATCHDOG_WALL_FACTOR
+				 ? q->cpu_ms
+				 : q->wall_ms / WATCHDOG_WALL_FACTOR,
+			 __ATOMIC_RELAXED);
 	return q->cpu_ms >= w->budget_ms || q->wall_ms >= w->budget_ms * WATCHDOG_WALL_FACTOR;
 }
 
@@ -159,6 +164,7 @@ int watchdog_arm(struct watchdog *w, const uint64_t *progress, uint64_t budget_m
 	w->progress = progress;
 	w->budget_ms = budget_ms ? budget_ms : WATCHDOG_TICK_MS;
 	w->fired = false;
+	w->quiet_ms = 0;
 	w->armed = true;
 	w->arms++;
 	if (w->sleeping)
@@ -170,6 +176,16 @@ int watchdog_arm(struct watchdog *w, const uint64_t *progress, uint64_t budget_m
 bool watchdog_fired(struct watchdog *w)
 {
 	return __atomic_load_n(&w->fired, __ATOMIC_ACQUIRE);
+}
+
+void watchdog_go_on(struct watchdog *w)
+{
+	__atomic_store_n(&w->fired, false, __ATOMIC_RELEASE);
+}
+
+uint64_t watchdog_quiet_ms(struct watchdog *w)
+{
+	return __atomic_load_n(&w->quiet_ms, __ATOMIC_RELAXED);
 }
 
 void watchdog_disarm(struct watchdog *w)

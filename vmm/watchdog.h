@@ -35,9 +35,10 @@ struct watchdog {
 	uint64_t budget_ms;
 	clockid_t target_cpu; /* the vCPU thread's CPU-time clock */
 	bool armed, stop;
-	bool sleeping; /* disarmed for a whole tick: waits for an arming, no ticks */
-	uint64_t arms; /* watchdog_arm calls: a new arming starts a new quiet count */
-	bool fired;    /* set before the kick; read by the vCPU thread after EINTR */
+	bool sleeping;	   /* disarmed for a whole tick: waits for an arming, no ticks */
+	uint64_t arms;	   /* watchdog_arm calls: a new arming starts a new quiet count */
+	bool fired;	   /* set before the kick; read by the vCPU thread after EINTR */
+	uint64_t quiet_ms; /* the quiet time counted at the last tick, toward the budget */
 };
 
 /*
@@ -51,6 +52,15 @@ void watchdog_set_budget(struct watchdog *w, uint64_t budget_ms);
 
 /* True once the budget ran out (KVM_RUN then returns EINTR). */
 bool watchdog_fired(struct watchdog *w);
+
+/*
+ * The run goes on although the budget ran out: watchdog_fired is false
+ * again until the next tick, which, still quiet, kicks again.
+ */
+void watchdog_go_on(struct watchdog *w);
+
+/* How long the guest has made no exit, as counted toward the budget (ms). */
+uint64_t watchdog_quiet_ms(struct watchdog *w);
 
 /* Stops watching: no kick comes after this returns. */
 void watchdog_disarm(struct watchdog *w);

@@ -267,7 +267,17 @@ struct rewind_shared {
 	 * the armed timer, the guest writes REWIND_PORT_CLOCK.
 	 */
 	__u64 clock_ahead_ns;
-	__u8 reserved[4096 - 88 - 8 * REWIND_SWITCH_RING];
+	/*
+	 * The tasks runnable on the guest's CPU, the running one included and
+	 * idle not (written by the guest wherever its run queue changes, one
+	 * store, no exit): 1 while the running task is the only one. When no
+	 * exit came for the stuck budget, a job whose only task is in user
+	 * space with no other task runnable is a computation, not a wait that
+	 * keeps another task off the CPU (vmm/vm.c). 0: a guest kernel that
+	 * does not write it.
+	 */
+	__u32 nr_runnable;
+	__u8 reserved[4096 - 92 - 8 * REWIND_SWITCH_RING];
 };
 /*
  * flags: the guest kernel makes schedule events of a process's accesses to

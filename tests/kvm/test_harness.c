@@ -659,6 +659,35 @@ static void test_spinning_in_every_mode(void **state)
 }
 
 /*
+ * guest/tests/lone_sieve.c: a single-threaded computation with no system
+ * call for longer than a small stuck budget (1.5 s and more in the KVM
+ * box). It is the job's only task and no other task is runnable
+ * (linux/patches/0019): it computes, and the watchdog lets it go on. Before,
+ * with --stuck-ms 10 in the box, it ended "stuck in user space". It passes,
+ * and its run, kicked by the watchdog every tick or never, is the same run.
+ * (guest/tests/spin_wait.c, whose spinner waits for a sleeping thread, is
+ * still stuck: test_spinning_in_every_mode.)
+ */
+static void test_a_lone_computation_is_never_stuck(void **state)
+{
+	struct run *r = new_run();
+	char kicked[19], quiet[19];
+
+	(void)state;
+	sh(HARNESS " --stuck-ms 10 --replay corpus/ledger/empty --repeat 2 -- "
+		   "/tests/plain/lone_sieve",
+	   r);
+	expect_status(r, 0, "same outcome and trace every time, 2 runs");
+	assert_non_null(strstr(r->err, "outcome pass"));
+	assert_non_null(strstr(r->out, "lone_sieve: 295947 primes below 4194304\n"));
+	replay_trace_of(r, kicked);
+	sh(HARNESS " --stuck-ms 600000 --replay corpus/ledger/empty -- /tests/plain/lone_sieve", r);
+	expect_status(r, 0, "outcome pass");
+	replay_trace_of(r, quiet);
+	assert_string_equal(kicked, quiet);
+}
+
+/*
  * A correct wait in a sched_yield() loop (guest/tests/yield_wait.c) in pct
  * mode: the yield drops the waiting thread below the other, so it passes
  * at once whichever thread has the higher priority. Without that, the
@@ -701,7 +730,8 @@ static void test_a_yield_loop_lets_the_other_thread_run(void **state)
  * runtime sees the waiting thread's loads find the same value again and
  * again and yields for it (guest/runtime/spin.c), so each of the 16 waits
  * costs a few hundred events. Before, each lasted until the VMM's time
- * slice: 3,000,007 events a run, 20 times counter mode's 150,007.
+ * slice: 3,000,007 events a run (counter mode: 141,919; 150,007 when its
+ * slices were all 10,000 events long).
  */
 static void test_a_spin_on_a_flag_lets_the_other_thread_run(void **state)
 {
@@ -762,9 +792,11 @@ static void expect_never_stuck(const char *const *runs, size_t count, int execut
  * and a task that meets another's half-released entry waits for it in a
  * kernel loop with no exit (shrink_dcache_parent). The guest kernel lets
  * time pass in such a loop and yields there under priorities
- * (linux/patches/0017): no run is "stuck in the guest kernel", in pct and
- * counter modes and for the plain build. Before, the first pct sample was.
- * bench/no-false-alarms runs the same 1,000 times a mode.
+ * (linux/patches/0017): no run is "stuck in the guest kernel" in 30
+ * executions each of pct mode, counter mode and the plain build in pct
+ * mode. Before, the first pct sample was. bench/no-false-alarms runs it
+ * 10,000 times a mode by default (pct, walks, counter mode;
+ * REWIND_BENCH_PLAIN=1: the plain build, pct mode).
  */
 static void test_threads_that_exit_together_are_never_stuck(void **state)
 {
@@ -869,6 +901,39 @@ static void test_a_spin_on_an_emulated_test_and_set_yields(void **state)
 	assert_int_equal(sscanf(at, "events a run: mean %lu, max %lu", &mean, &max), 2);
 	print_message("emulated_tas: pct samples, events a run: mean %lu, max %lu\n", mean, max);
 	assert_true(max < 100000);
+}
+
+/*
+ * guest/tests/emulated_tas_five.c (libatomic_ops' test_atomic_pthreads in
+ * small: five threads, a spin lock whose test-and-set is emulated under a
+ * mutex, 4 events a turn) under `rewind run`: counter mode with the
+ * default slice of 10,000 events. Each slice's length varies (between
+ * 5,000 and 15,000, vmm/counter.c slice_length), so a slice ends anywhere
+ * in a turn and the holder gets the mutex: exited 0 in 391 steps,
+ * 1,670,757 events, a 98 KB trace. Before, every slice was 10,000 events,
+ * a multiple of the turn: 1,964 of the first 1,981 slices ended at the
+ * same load with the mutex held, and the run ran out of its 4,000 steps
+ * (19,810,000 events, 720 KB of trace), on its way to the 64 MiB trace
+ * budget.
+ */
+static void test_counter_mode_slices_do_not_line_up_with_a_spin(void **state)
+{
+	struct run *r = new_run();
+	long size = -1;
+	const char *at;
+
+	(void)state;
+	sh("rm -rf " DIR "/tas-five && build/tests/rewind-asan run --step-budget 4000 --out " DIR
+	   "/tas-five -- /tests/emulated_tas_five && stat -c 'trace.bin %s' " DIR
+	   "/tas-five/trace.bin",
+	   r);
+	expect_status(r, 0, " exited status 0 steps ");
+	assert_non_null(strstr(r->out, "emulated_tas_five: 5 threads, 10000 rounds each"));
+	at = strstr(r->out, "trace.bin ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "trace.bin %ld", &size), 1);
+	print_message("emulated_tas_five: counter mode, trace %ld bytes\n", size);
+	assert_true(size > 0 && size < 256 * 1024);
 }
 
 /*
@@ -1060,7 +1125,7 @@ static void test_racy_events_count_the_shared_data(void **state)
 	   "done",
 	   again);
 	expect_status(again, 0, "replay identical");
-	/* as rewind fuzz's harness learns the map: seed 0's log from the k profile, 3 runs more */
+	/* with a progress file, as rewind fuzz's harness runs: the recorded map serves */
 	again = new_run();
 	sh("for f in " DIR "/racy-art/*.json; do REWIND_PROGRESS_FILE=" DIR
 	   "/racy-progress.json " HARNESS " --replay \"$f\"; [ $? = 1 ] || exit 1; done",
@@ -1700,6 +1765,56 @@ static void test_a_profile_is_the_guests_whatever_the_stuck_budget(void **state)
 	assert_int_equal(searched, whole);
 }
 
+/*
+ * An artifact of a pct input records the k its execution ran with
+ * ("profile": {"events": K}), and its replay runs with the recorded k,
+ * never with what a profile counts on the replay's host. lost_update's
+ * first pct sample (seed 3) fails: its artifact replays identically;
+ * with the recorded k edited to half, the replay says both counts and
+ * follows the recorded one (its demotes land elsewhere: another trace,
+ * status 3); without the record (an artifact of version 3), the replay
+ * profiles as before and is identical too.
+ */
+static void test_an_artifact_replays_with_its_recorded_profile(void **state)
+{
+	struct run *r = new_run();
+	char cmd[1024], want[256];
+	long k;
+
+	(void)state;
+	sh("rm -rf " DIR "/rec-art && " HARNESS
+	   " --random 200 --pct --random-seed 3 --artifacts " DIR "/rec-art -- /tests/lost_update",
+	   r);
+	expect_status(r, 1, NULL);
+	sh("cp " DIR "/rec-art/*.json " DIR "/rec.json && sed -n "
+	   "'s/^[[:space:]]*\"events\":[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p' " DIR "/rec.json",
+	   r);
+	expect_status(r, 0, NULL);
+	k = strtol(r->out, NULL, 10);
+	print_message("the artifact recorded k = %ld\n", k);
+	assert_true(k > 1);
+	sh(HARNESS " --replay " DIR "/rec.json", r);
+	expect_status(r, 1, "replay identical");
+	assert_null(strstr(r->err, "the job's profile counted"));
+	snprintf(cmd, sizeof(cmd),
+		 "sed 's/\\(\"events\":[[:space:]]*\\)%ld/\\1%ld/' " DIR "/rec.json >" DIR
+		 "/rec-k.json && " HARNESS " --replay " DIR "/rec-k.json",
+		 k, k / 2);
+	sh(cmd, r);
+	snprintf(want, sizeof(want),
+		 "the job's profile counted %ld events here, %ld when the failure was found: the "
+		 "replay uses %ld\n",
+		 k, k / 2, k / 2);
+	expect_status(r, 3, want);
+	assert_non_null(strstr(r->err, "differs: trace: artifact "));
+	sh("sed -e '/\"profile\":/,/^[[:space:]]*},/d' -e 's/\"version\":\\([[:space:]]*\\)4,/"
+	   "\"version\":\\13,/' " DIR "/rec.json >" DIR "/rec-v3.json && ! grep -q profile " DIR
+	   "/rec-v3.json && " HARNESS " --replay " DIR "/rec-v3.json",
+	   r);
+	expect_status(r, 1, "replay identical");
+	assert_null(strstr(r->err, "the job's profile counted"));
+}
+
 static void test_forkserver_protocol(void **state)
 {
 	struct afl_side a = {.fuzz_id = -1};
@@ -1734,7 +1849,8 @@ static void test_forkserver_answers_for_a_guest_that_never_exits(void **state)
 	int st;
 
 	(void)state;
-	start_forkserver(&a, 65536, "--stuck-ms 300 " DIR "/current -- /bin/spin");
+	/* two threads, one spinning for the other's flag: stuck, a crash for afl-fuzz */
+	start_forkserver(&a, 65536, "--stuck-ms 300 " DIR "/current -- /tests/spin_wait");
 	hello(&a);
 	assert_int_equal(a.map_size, 65536);
 	assert_int_equal(system("cp corpus/ledger/empty " DIR "/current"), 0);
@@ -2837,12 +2953,14 @@ int main(void)
 		cmocka_unit_test(test_single_step_preemption_lands_exactly),
 		cmocka_unit_test(test_every_mode_repeats_exactly_across_20_runs),
 		cmocka_unit_test(test_spinning_in_every_mode),
+		cmocka_unit_test(test_a_lone_computation_is_never_stuck),
 		cmocka_unit_test(test_a_yield_loop_lets_the_other_thread_run),
 		cmocka_unit_test(test_a_spin_on_a_flag_lets_the_other_thread_run),
 		cmocka_unit_test(test_threads_that_exit_together_are_never_stuck),
 		cmocka_unit_test(test_a_wait_on_a_count_on_the_stack_is_never_stuck),
 		cmocka_unit_test(test_a_plain_wait_on_a_count_on_the_stack_is_never_stuck),
 		cmocka_unit_test(test_a_spin_on_an_emulated_test_and_set_yields),
+		cmocka_unit_test(test_counter_mode_slices_do_not_line_up_with_a_spin),
 		cmocka_unit_test(test_a_pct_run_out_of_steps_goes_on_fairly),
 		cmocka_unit_test(test_counter_mode_needs_an_instrumented_job),
 		cmocka_unit_test(test_pct_one_change_point_finds_the_lost_update),
@@ -2854,6 +2972,7 @@ int main(void)
 		cmocka_unit_test(test_wide_samples_find_and_replay),
 		cmocka_unit_test(test_racy_maps_are_kept_per_key),
 		cmocka_unit_test(test_a_profile_is_the_guests_whatever_the_stuck_budget),
+		cmocka_unit_test(test_an_artifact_replays_with_its_recorded_profile),
 		cmocka_unit_test(test_forkserver_protocol),
 		cmocka_unit_test(test_forkserver_shared_memory_testcases),
 		cmocka_unit_test(test_forkserver_answers_a_rerun_from_its_cache),

@@ -211,9 +211,11 @@ static void test_failures_have_their_own_outcome(void **state)
 	expect(r, 1, "panic");
 	rewind_run("-- /bin/deadlock", r);
 	expect(r, 1, "deadlock");
-	rewind_run("--stuck-ms 2000 -- /bin/spin", r);
+	/* a job that loops alone goes on for 30 stuck budgets, then is stuck */
+	rewind_run("--stuck-ms 200 -- /bin/spin", r);
 	expect(r, 1, "stuck");
 	assert_non_null(strstr(r->err, "stuck in user space at RIP"));
+	assert_non_null(strstr(r->err, "it computed alone"));
 	rewind_run("--step-budget 5 -- /bin/true", r);
 	expect(r, 1, "step-budget");
 	rewind_run("-- /bin/no-such-program", r);

@@ -2,10 +2,11 @@
 /*
  * Unit tests of reading an artifact (harness/artifact.c, and the job object
  * in it, harness/job.c): an artifact is untrusted input. A real artifact is
- * read back field for field; every field out of range is refused with its
- * name; and 200,000 damaged copies (bytes changed, cut, spliced with JSON
- * tokens; a fixed seed, so a failure reproduces) are each accepted or
- * refused with a message, never read out of bounds (ASan) or crashed on.
+ * read back field for field, a recorded profile too; every field out of
+ * range is refused with its name; and 200,000 damaged copies (bytes
+ * changed, cut, spliced with JSON tokens; a fixed seed, so a failure
+ * reproduces) are each accepted or refused with a message, never read out
+ * of bounds (ASan) or crashed on.
  * The output tail an artifact keeps is the job's last lines of output
  * (harness/guest_output.c).
  */
@@ -87,7 +88,7 @@ static void test_numbers_out_of_range_are_refused(void **state)
 {
 	(void)state;
 	expect_refused("\"version\":2", "\"version\":1.9", "\"version\" must be an integer");
-	expect_refused("\"version\":2", "\"version\":4", "\"version\" must be an integer in 1..3");
+	expect_refused("\"version\":2", "\"version\":5", "\"version\" must be an integer in 1..4");
 	expect_refused("\"step\":39", "\"step\":-5", "\"step\" must be an integer");
 	expect_refused("\"abi_version\":4", "\"abi_version\":1e300",
 		       "\"abi_version\" must be an integer");
@@ -99,6 +100,139 @@ static void test_numbers_out_of_range_are_refused(void **state)
 	expect_refused("\"guest\":\"/bin/myledger\"", "\"guest\":\"relative\"",
 		       "must be an absolute guest path");
 	expect_refused("\"class\":\"signal\"", "\"class\":\"bogus\"", "unknown outcome class");
+}
+
+/*
+ * The sample as version 4 with "profile": PROFILE (a pct input's record of
+ * its job's profile). Parsed as parse does; the text is freed.
+ */
+static int parse_with_profile(const char *profile, struct artifact_expect *e, char *msg, size_t n)
+{
+	const char *at = strstr(artifact_sample, "\"trace_xxh3\"");
+	const char *version = strstr(artifact_sample, "\"version\":2");
+	size_t len = sizeof(artifact_sample) + strlen(profile) + 32;
+	char *text = malloc(len);
+	int rc;
+
+	assert_non_null(at);
+	assert_non_null(version);
+	assert_non_null(text);
+	snprintf(text, len, "%.*s\"version\":4%.*s\"profile\":%s,%s",
+		 (int)(version - artifact_sample), artifact_sample,
+		 (int)(at - version - strlen("\"version\":2")), version + strlen("\"version\":2"),
+		 profile, at);
+	rc = parse(text, strlen(text), e, msg, n);
+	free(text);
+	return rc;
+}
+
+/* A racy site map in hex: byte 0 0xa5, the last 0x3c, zeros between; then tail. */
+static char *racy_profile(const char *sites_tail)
+{
+	size_t len = 2 * REWIND_SITE_BYTES + strlen(sites_tail) + 128;
+	char *text = malloc(len);
+	int at;
+
+	assert_non_null(text);
+	at = snprintf(text, len, "{\"events\":637,\"racy\":{\"events\":140,\"sites\":\"a5");
+	memset(text + at, '0', 2 * REWIND_SITE_BYTES - 4);
+	snprintf(text + at + 2 * REWIND_SITE_BYTES - 4,
+		 len - (size_t)at - 2 * REWIND_SITE_BYTES + 4, "3c%s", sites_tail);
+	return text;
+}
+
+/*
+ * A pct input's artifact records what its execution read of the job's
+ * profile runs (k, a walk's weights, a racy input's site map), and its
+ * replay uses them: read back value for value. An artifact without one
+ * (version 3 and before) records none: its replay profiles.
+ */
+static void test_a_recorded_profile_reads_back(void **state)
+{
+	struct artifact_expect e;
+	char msg[1024], *racy = racy_profile("\"}}");
+
+	(void)state;
+	assert_int_equal(parse(artifact_sample, strlen(artifact_sample), &e, msg, sizeof(msg)), 0);
+	assert_int_equal(e.profile.events, 0);
+	assert_false(e.profile.has_walk);
+	assert_false(e.profile.has_racy);
+	assert_int_equal(parse_with_profile("{\"events\":637,\"walk\":[10,20,0,4294967295]}", &e,
+					    msg, sizeof(msg)),
+			 0);
+	assert_int_equal(e.version, 4);
+	assert_int_equal(e.profile.events, 637);
+	assert_true(e.profile.has_walk);
+	assert_int_equal(e.profile.walk.threads, 4);
+	assert_int_equal(e.profile.walk.events[1], 20);
+	assert_int_equal(e.profile.walk.events[3], UINT32_MAX);
+	assert_false(e.profile.has_racy);
+	assert_int_equal(parse_with_profile(racy, &e, msg, sizeof(msg)), 0);
+	assert_true(e.profile.has_racy && e.profile.racy_ok);
+	assert_int_equal(e.profile.racy_events, 140);
+	assert_int_equal(e.profile.racy_sites[0], 0xa5);
+	assert_int_equal(e.profile.racy_sites[1], 0);
+	assert_int_equal(e.profile.racy_sites[REWIND_SITE_BYTES - 1], 0x3c);
+	/* null: the execution counted every event (the sites could not be learned) */
+	assert_int_equal(parse_with_profile("{\"events\":637,\"racy\":null}", &e, msg, sizeof(msg)),
+			 0);
+	assert_true(e.profile.has_racy);
+	assert_false(e.profile.racy_ok);
+	free(racy);
+}
+
+/* "profile": PROFILE is refused, the message naming the field: says. */
+static void expect_profile_refused(const char *profile, const char *says)
+{
+	struct artifact_expect e;
+	char msg[1024];
+
+	if (parse_with_profile(profile, &e, msg, sizeof(msg)) == 0 || !strstr(msg, says))
+		fail_msg("profile %.80s: wanted a refusal naming '%s', got: %s", profile, says,
+			 msg);
+}
+
+/*
+ * A recorded profile is untrusted like the rest: k must be 1..2^32-1 (a
+ * demote's 32-bit position times k must not overflow), a walk at most a
+ * page's threads, a site map exactly its 8 KiB; each refusal names its field.
+ */
+static void test_a_hostile_profile_is_refused_naming_its_field(void **state)
+{
+	static char many[8 * (REWIND_WALK_THREADS + 2) + 64];
+	char *long_sites = racy_profile("0\"}}"), *bad_digit = racy_profile("\"}}");
+	int at = snprintf(many, sizeof(many), "{\"events\":1,\"walk\":[0");
+
+	(void)state;
+	for (uint32_t i = 0; i < REWIND_WALK_THREADS; i++)
+		at += snprintf(many + at, sizeof(many) - (size_t)at, ",%u", i);
+	snprintf(many + at, sizeof(many) - (size_t)at, "]}");
+	expect_profile_refused("[]", "a.json: \"profile\" must be an object");
+	expect_profile_refused("{\"walk\":[]}",
+			       "a.json: profile: \"events\" must be an integer in 1..4294967295");
+	expect_profile_refused("{\"events\":0}", "profile: \"events\" must be an integer in 1..");
+	expect_profile_refused("{\"events\":4294967296}",
+			       "profile: \"events\" must be an integer in 1..4294967295");
+	expect_profile_refused("{\"events\":-1}", "profile: \"events\" must be an integer");
+	expect_profile_refused("{\"events\":1e300}", "profile: \"events\" must be an integer");
+	expect_profile_refused("{\"events\":\"637\"}", "profile: \"events\" must be an integer");
+	expect_profile_refused(many, "profile: \"walk\" must be an array of at most 1020 integers");
+	expect_profile_refused("{\"events\":1,\"walk\":[1,-1]}",
+			       "profile: \"walk\" must be an array of at most 1020 integers in "
+			       "0..4294967295");
+	expect_profile_refused("{\"events\":1,\"walk\":[4294967296]}", "\"walk\" must be");
+	expect_profile_refused("{\"events\":1,\"walk\":{}}", "\"walk\" must be");
+	expect_profile_refused("{\"events\":1,\"racy\":\"x\"}",
+			       "profile: \"racy\" must be an object (events, sites) or null");
+	expect_profile_refused("{\"events\":1,\"racy\":{\"events\":-1,\"sites\":\"\"}}",
+			       "profile: \"events\" must be an integer in 0..4294967295");
+	expect_profile_refused("{\"events\":1,\"racy\":{\"events\":1,\"sites\":\"00\"}}",
+			       "profile: \"sites\" must be 16384 lowercase hex digits");
+	expect_profile_refused(long_sites, "\"sites\" must be 16384 lowercase hex digits");
+	bad_digit[strlen("{\"events\":637,\"racy\":{\"events\":140,\"sites\":\"") + 100] = 'G';
+	expect_profile_refused(bad_digit, "\"sites\" must be 16384 lowercase hex digits");
+	free(long_sites);
+	free(bad_digit);
 }
 
 static uint64_t next(uint64_t *s)
@@ -223,6 +357,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_real_artifact_reads_back),
 		cmocka_unit_test(test_numbers_out_of_range_are_refused),
+		cmocka_unit_test(test_a_recorded_profile_reads_back),
+		cmocka_unit_test(test_a_hostile_profile_is_refused_naming_its_field),
 		cmocka_unit_test(test_damaged_artifacts_are_refused_or_read),
 		cmocka_unit_test(test_the_output_tail_is_the_jobs_last_lines),
 	};
