@@ -4,6 +4,7 @@
 #include "harness/guest_output.h"
 #include "image/guest_files.h"
 #include "lib/file.h"
+#include "lib/hex.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -323,24 +324,16 @@ bad:
 	return -EINVAL;
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* "sites": the site map, REWIND_SITE_BYTES bytes in lowercase hex. */
+/* "sites": the site map, REWIND_SITE_BYTES bytes in lowercase hex (as hex_bytes writes it). */
 static int parse_sites(const cJSON *o, const char *what, uint8_t *sites)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "sites");
-	bool ok = cJSON_IsString(v) && strlen(v->valuestring) == 2 * REWIND_SITE_BYTES;
+	bool ok = cJSON_IsString(v) && strlen(v->valuestring) == 2 * REWIND_SITE_BYTES &&
+		  strspn(v->valuestring, "0123456789abcdef") == 2 * REWIND_SITE_BYTES;
 
-	for (size_t i = 0; ok && i < REWIND_SITE_BYTES; i++) {
-		int hi = hex_digit(v->valuestring[2 * i]),
-		    lo = hex_digit(v->valuestring[2 * i + 1]);
-
-		ok = hi >= 0 && lo >= 0;
-		sites[i] = ok ? (uint8_t)(hi << 4 | lo) : 0;
-	}
+	for (size_t i = 0; ok && i < REWIND_SITE_BYTES; i++)
+		sites[i] = (uint8_t)(hex_digit_value(v->valuestring[2 * i]) << 4 |
+				     hex_digit_value(v->valuestring[2 * i + 1]));
 	if (!ok)
 		rw_err("%s: \"sites\" must be %u lowercase hex digits (the site map's %u bytes)",
 		       what, 2 * REWIND_SITE_BYTES, REWIND_SITE_BYTES);

@@ -502,11 +502,19 @@ static int use_racy_map(struct executor *ex, const struct exec_input *in)
 	return 0;
 }
 
-void executor_use_profile(struct executor *ex, const struct profile_record *rec,
-			  const struct exec_input *in)
+bool executor_use_profile(struct executor *ex, const struct profile_record *rec,
+			  const struct exec_input *in, bool same_run)
 {
 	ex->recorded = rec;
 	ex->recorded_racy_key = racy_map_key(ex, in);
+	/* the same run profiles to the same counts: the record stands for its profile
+	 * (a walk's, if it records the weights a walk needs) */
+	if (!same_run || (!rec->has_walk && (in->flags & INPUT_FLAG_WALK)))
+		return false;
+	ex->pct_events = rec->events;
+	if (rec->has_walk)
+		ex->walk_profile = rec->walk;
+	return true;
 }
 
 uint64_t executor_demote_events(const struct executor *ex, const struct exec_input *in)

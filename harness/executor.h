@@ -159,12 +159,14 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 /*
  * A replay of an artifact that recorded its profile (rec, kept by the
  * caller while ex runs; in, the artifact's input): pct inputs run with
- * rec's k, walk weights and, for in's racy key, site map. The seed-0
- * profile still runs, once, as a check: a count that differs is said in
- * one line (harness/profile_record.h), and the recorded one is used.
+ * rec's k, walk weights and, for in's racy key, site map. same_run (the
+ * run's identity is the artifact's): the seed-0 profile does not run, its
+ * record stands for it (the same run counts the same), and true is
+ * returned. Otherwise it runs, once, as a check: a count that differs is
+ * said in one line (harness/profile_record.h), and the recorded one is used.
  */
-void executor_use_profile(struct executor *ex, const struct profile_record *rec,
-			  const struct exec_input *in);
+bool executor_use_profile(struct executor *ex, const struct profile_record *rec,
+			  const struct exec_input *in, bool same_run);
 
 void executor_close(struct executor *ex);
 

@@ -354,8 +354,13 @@ void replay_job_opened(struct replay_case *c, const struct replay_options *opt, 
 				"files at the same paths\n",
 				rw_log.program);
 	}
-	if (c->is_artifact && !c->job_changed && c->expect.profile.events)
-		executor_use_profile(ex, &c->expect.profile, &c->input);
+	if (c->is_artifact && !c->job_changed && c->expect.profile.events &&
+	    executor_use_profile(ex, &c->expect.profile, &c->input,
+				 run_identity_is(&c->expect.identity, ex)))
+		fprintf(stderr,
+			"%s: the run's identity is the artifact's: its recorded profile (%" PRIu64
+			" events) stands for the profile run\n",
+			rw_log.program, c->expect.profile.events);
 }
 
 /* Opens the case's job: REPLAY_OK, or REPLAY_SETUP (said). */

@@ -71,7 +71,9 @@ void replay_case_free(struct replay_case *c);
  * unchanged if the guest gets the very archive the artifact recorded (the
  * same bytes at the same guest paths), else changed (said either way). An
  * artifact replayed with its own job runs with the profile it recorded
- * (executor_use_profile); a changed job (a fix to check) profiles anew.
+ * (executor_use_profile), without profiling where the run's identity is
+ * the artifact's (said in one line); a changed job (a fix to check)
+ * profiles anew.
  */
 void replay_job_opened(struct replay_case *c, const struct replay_options *opt,
 		       struct executor *ex);

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 void run_identity_of(const struct executor *ex, struct run_identity *id)
 {
@@ -15,6 +16,16 @@ void run_identity_of(const struct executor *ex, struct run_identity *id)
 				    .abi_version = REWIND_ABI_VERSION,
 				    .quantum_ns = ex->vm.clock.quantum_ns};
 	snprintf(id->cpu_model, sizeof(id->cpu_model), "%s", ex->vm.cpu_model);
+}
+
+bool run_identity_is(const struct run_identity *id, const struct executor *ex)
+{
+	struct run_identity here;
+
+	run_identity_of(ex, &here);
+	return id->kernel_xxh3 == here.kernel_xxh3 && id->initramfs_xxh3 == here.initramfs_xxh3 &&
+	       id->job_xxh3 == here.job_xxh3 && !strcmp(id->cpu_model, here.cpu_model) &&
+	       id->abi_version == here.abi_version && id->quantum_ns == here.quantum_ns;
 }
 
 cJSON *run_identity_to_json(const struct run_identity *id)

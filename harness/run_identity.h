@@ -11,6 +11,7 @@
 #include "harness/executor.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct run_identity {
@@ -21,6 +22,9 @@ struct run_identity {
 
 /* The identity of the runs of an opened executor. */
 void run_identity_of(const struct executor *ex, struct run_identity *id);
+
+/* Whether the runs of ex are those id names: then an input runs the same. */
+bool run_identity_is(const struct run_identity *id, const struct executor *ex);
 
 /* As an artifact's "identity" object (hashes as "0x" and 16 hex digits). */
 cJSON *run_identity_to_json(const struct run_identity *id);

@@ -2,6 +2,7 @@
 /* The execution input: its JSON form (schedule/input.h, docs/input-format.md). */
 #include "schedule/input.h"
 
+#include "lib/hex.h"
 #include "schedule/input_reason.h"
 
 #include <errno.h>
@@ -118,17 +119,6 @@ fail:
 	return NULL;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decimal or 0x-hex digits only: no sign, no spaces, no overflow. */
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -142,7 +132,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 	if (*s == '\0')
 		return false;
 	for (; *s; s++) {
-		int d = hex_digit(*s);
+		int d = hex_digit_value(*s);
 
 		if (d < 0 || (unsigned int)d >= base || v > (UINT64_MAX - (unsigned int)d) / base)
 			return false;

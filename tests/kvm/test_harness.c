@@ -930,17 +930,17 @@ static void test_a_spin_on_an_emulated_test_and_set_yields(void **state)
 }
 
 /*
- * guest/tests/emulated_tas_five.c (libatomic_ops' test_atomic_pthreads in
- * small: five threads, a spin lock whose test-and-set is emulated under a
- * mutex, 4 events a turn) under `rewind run`: counter mode with the
- * default slice of 10,000 events. Each slice's length varies (between
- * 5,000 and 15,000, vmm/counter.c slice_length), so a slice ends anywhere
- * in a turn and the holder gets the mutex: exited 0 in 391 steps,
- * 1,670,757 events, a 98 KB trace. Before, every slice was 10,000 events,
- * a multiple of the turn: 1,964 of the first 1,981 slices ended at the
- * same load with the mutex held, and the run ran out of its 4,000 steps
- * (19,810,000 events, 720 KB of trace), on its way to the 64 MiB trace
- * budget.
+ * `emulated_tas 5 10000` (guest/tests/emulated_tas.c as libatomic_ops'
+ * test_atomic_pthreads has it, in small: five threads, a spin lock whose
+ * test-and-set is emulated under a mutex, 4 events a turn, 10,000 rounds
+ * each) under `rewind run`: counter mode with the default slice of 10,000
+ * events. Each slice's length varies (between 5,000 and 15,000,
+ * vmm/counter.c slice_length), so a slice ends anywhere in a turn and the
+ * holder gets the mutex: exited 0 in 341 steps, a 94 KB trace. Before,
+ * every slice was 10,000 events, a multiple of the turn: 1,964 of the
+ * first 1,981 slices ended at the same load with the mutex held, and the
+ * run ran out of its 4,000 steps (19,810,000 events, 720 KB of trace), on
+ * its way to the 64 MiB trace budget.
  */
 static void test_counter_mode_slices_do_not_line_up_with_a_spin(void **state)
 {
@@ -950,15 +950,15 @@ static void test_counter_mode_slices_do_not_line_up_with_a_spin(void **state)
 
 	(void)state;
 	sh("rm -rf " DIR "/tas-five && build/tests/rewind-asan run --step-budget 4000 --out " DIR
-	   "/tas-five -- /tests/emulated_tas_five && stat -c 'trace.bin %s' " DIR
+	   "/tas-five -- /tests/emulated_tas 5 10000 && stat -c 'trace.bin %s' " DIR
 	   "/tas-five/trace.bin",
 	   r);
 	expect_status(r, 0, " exited status 0 steps ");
-	assert_non_null(strstr(r->out, "emulated_tas_five: 5 threads, 10000 rounds each"));
+	assert_non_null(strstr(r->out, "emulated_tas: 5 threads, 10000 rounds each: 100000\n"));
 	at = strstr(r->out, "trace.bin ");
 	assert_non_null(at);
 	assert_int_equal(sscanf(at, "trace.bin %ld", &size), 1);
-	print_message("emulated_tas_five: counter mode, trace %ld bytes\n", size);
+	print_message("emulated_tas 5 10000: counter mode, trace %ld bytes\n", size);
 	assert_true(size > 0 && size < 256 * 1024);
 }
 
@@ -1795,11 +1795,14 @@ static void test_a_profile_is_the_guests_whatever_the_stuck_budget(void **state)
  * An artifact of a pct input records the k its execution ran with
  * ("profile": {"events": K}), and its replay runs with the recorded k,
  * never with what a profile counts on the replay's host. lost_update's
- * first pct sample (seed 3) fails: its artifact replays identically;
- * with the recorded k edited to half, the replay says both counts and
- * follows the recorded one (its demotes land elsewhere: another trace,
- * status 3); without the record (an artifact of version 3), the replay
- * profiles as before and is identical too.
+ * first pct sample (seed 3) fails: its artifact replays identically, and
+ * without a profile run, since the run's identity is the artifact's (the
+ * same run counts the same). With the recorded k edited to half, the
+ * replay follows the recorded one (its demotes land elsewhere: another
+ * trace, status 3) and says no count: no profile ran to count K. With
+ * the recorded kernel hash edited too, the identity differs: the profile
+ * runs, and the replay says both counts. Without the record (an artifact
+ * of version 3), the replay profiles as before and is identical too.
  */
 static void test_an_artifact_replays_with_its_recorded_profile(void **state)
 {
@@ -1821,18 +1824,29 @@ static void test_an_artifact_replays_with_its_recorded_profile(void **state)
 	assert_true(k > 1);
 	sh(HARNESS " --replay " DIR "/rec.json", r);
 	expect_status(r, 1, "replay identical");
+	snprintf(want, sizeof(want),
+		 "the run's identity is the artifact's: its recorded profile (%ld events) stands "
+		 "for the profile run\n",
+		 k);
+	assert_non_null(strstr(r->err, want));
 	assert_null(strstr(r->err, "the job's profile counted"));
 	snprintf(cmd, sizeof(cmd),
 		 "sed 's/\\(\"events\":[[:space:]]*\\)%ld/\\1%ld/' " DIR "/rec.json >" DIR
 		 "/rec-k.json && " HARNESS " --replay " DIR "/rec-k.json",
 		 k, k / 2);
 	sh(cmd, r);
+	expect_status(r, 3, "differs: trace: artifact ");
+	assert_null(strstr(r->err, "the job's profile counted"));
+	sh("sed 's/\\(\"kernel_xxh3\":[[:space:]]*\"0x\\)[0-9a-f]*/\\10000000000000000/' " DIR
+	   "/rec-k.json >" DIR "/rec-kernel.json && " HARNESS " --replay " DIR "/rec-kernel.json",
+	   r);
 	snprintf(want, sizeof(want),
 		 "the job's profile counted %ld events here, %ld when the failure was found: the "
 		 "replay uses %ld\n",
 		 k, k / 2, k / 2);
 	expect_status(r, 3, want);
-	assert_non_null(strstr(r->err, "differs: trace: artifact "));
+	assert_non_null(strstr(r->err, "differs: kernel: the artifact's is 0x0000000000000000"));
+	assert_null(strstr(r->err, "stands for the profile run"));
 	sh("sed -e '/\"profile\":/,/^[[:space:]]*},/d' -e 's/\"version\":\\([[:space:]]*\\)4,/"
 	   "\"version\":\\13,/' " DIR "/rec.json >" DIR "/rec-v3.json && ! grep -q profile " DIR
 	   "/rec-v3.json && " HARNESS " --replay " DIR "/rec-v3.json",
