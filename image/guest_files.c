@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "image/guest_files.h"
 
+#include "lib/hex.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,18 +15,11 @@ static bool newc_field(const uint8_t *header, int index, uint32_t *out)
 	uint32_t v = 0;
 
 	for (int i = 0; i < 8; i++) {
-		uint8_t c = header[6 + 8 * index + i];
-		uint32_t digit;
+		int digit = hex_digit_value((char)header[6 + 8 * index + i]);
 
-		if (c >= '0' && c <= '9')
-			digit = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			digit = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			digit = c - 'A' + 10;
-		else
+		if (digit < 0)
 			return false;
-		v = v << 4 | digit;
+		v = v << 4 | (uint32_t)digit;
 	}
 	*out = v;
 	return true;
