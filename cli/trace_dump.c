@@ -300,6 +300,14 @@ static int add_inject(cJSON *o, const struct record *r)
 	return 0;
 }
 
+/* A pure spin yielded at its fixed point: where, and how long the task sleeps. */
+static int add_spin_yield(cJSON *o, const struct record *r)
+{
+	json_add_hex(o, "address", r->rec->args[0], JSON_HEX_ADDRESS);
+	cJSON_AddNumberToObject(o, "sleep_ns", (double)r->rec->args[1]);
+	return 0;
+}
+
 struct record_type {
 	uint32_t type;
 	const char *name;
@@ -321,6 +329,7 @@ static const struct record_type record_types[] = {
 	{TRACE_OUTCOME, "outcome", add_outcome},
 	{TRACE_PREEMPT, "preempt", add_preempt},
 	{TRACE_INJECT, "inject", add_inject},
+	{TRACE_SPIN_YIELD, "spin_yield", add_spin_yield},
 };
 
 static const struct record_type *record_type_of(uint32_t type)

@@ -29,6 +29,8 @@ enum trace_vmm_type {
 	TRACE_INJECT = 0x105,	  /* a step injection applied (stall, resched, timer-late,
 				   * preempt-insns): arg0 kind, arg1 its argument, arg2 its
 				   * index in the schedule sorted by step */
+	TRACE_SPIN_YIELD = 0x106, /* a pure spin yielded at its fixed point (vmm/spin_rescue.c):
+				   * tid the task, arg0 its user RIP, arg1 the ns it sleeps */
 };
 
 /* Why a TRACE_PREEMPT preempted. */

@@ -15,8 +15,10 @@
 #include "vmm/ports.h"
 #include "vmm/ports_shared.h"
 #include "vmm/single_step.h"
+#include "vmm/spin_rescue.h"
 #include "vmm/watchdog.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -251,6 +253,9 @@ static void report_stuck(struct vm *vm, uint64_t budget_ms)
 					(unsigned long long)rip, (unsigned long long)budget_ms);
 	if (cpl == 3)
 		describe_tasks(vm, len, guest_runnable(vm), computes_alone(vm));
+	len = strlen(vm->detail);
+	if (vm->rescue.looked_at == vm->progress && vm->rescue.note[0] && len < sizeof(vm->detail))
+		snprintf(vm->detail + len, sizeof(vm->detail) - len, "%s", vm->rescue.note);
 }
 
 /*
@@ -328,6 +333,39 @@ static void step_budget_spent(struct vm *vm)
 			  (unsigned long long)vm->cfg.step_budget);
 }
 
+/*
+ * The spin rescue's budget (vmm/spin_rescue.h): SPIN_RESCUE_BUDGET_MS, or
+ * REWIND_RESCUE_MS from the environment (0: no rescue), which the tests set
+ * to show that when the host looks changes nothing in the run.
+ */
+static uint64_t rescue_budget_ms(void)
+{
+	const char *env = getenv("REWIND_RESCUE_MS");
+	char *end;
+	unsigned long long ms;
+
+	if (!env || !*env)
+		return SPIN_RESCUE_BUDGET_MS;
+	ms = strtoull(env, &end, 10);
+	return *end ? SPIN_RESCUE_BUDGET_MS : ms;
+}
+
+/*
+ * The watchdog asked for a look at a spin (vmm/spin_rescue.c). Returns
+ * -EINTR (no exit: the kick is handled as any other), or what the steps met.
+ */
+static int rescue(struct vm *vm)
+{
+	uint64_t yields = vm->rescue.yields;
+	int reason = spin_rescue(vm, computes_alone(vm));
+	bool yielded = vm->rescue.yields != yields;
+
+	watchdog_rescue_done(&vm->watchdog, yielded);
+	if (yielded) /* the stuck budget may have run out while it looked: the yield goes on */
+		watchdog_go_on(&vm->watchdog);
+	return reason;
+}
+
 enum vm_outcome vm_run(struct vm *vm)
 {
 	uint64_t deadline_ms = vm->cfg.wall_ms ? host_time_ms() + vm->cfg.wall_ms : 0;
@@ -336,6 +374,8 @@ enum vm_outcome vm_run(struct vm *vm)
 	bool exited = true;	   /* the guest made an exit since the last injection point */
 	unsigned kernel_kicks = 0; /* kicks in a row in the kernel of a lone computation */
 
+	vm->rescue.note[0] = '\0'; /* a look of an earlier execution says nothing of this one */
+	watchdog_set_rescue(&vm->watchdog, rescue_budget_ms());
 	if (watchdog_arm(&vm->watchdog, &vm->progress, budget) < 0)
 		return VM_HOST_ERROR;
 	vm_stats_add_since(&vm->km.stats, clock, &vm->km.stats.watchdog_ns);
@@ -352,6 +392,8 @@ enum vm_outcome vm_run(struct vm *vm)
 			vm->counter.hold = false;
 		}
 		reason = kvm_machine_run(&vm->km);
+		if (reason == -EINTR && watchdog_rescue_due(&vm->watchdog))
+			reason = rescue(vm);
 		exited = reason != -EINTR;
 		if (exited)
 			kernel_kicks = 0;

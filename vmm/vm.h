@@ -17,6 +17,7 @@
 #include "vmm/counter.h"
 #include "vmm/feedback.h"
 #include "vmm/single_step.h"
+#include "vmm/spin_rescue.h"
 #include "vmm/vm_outcome.h"
 #include "vmm/watchdog.h"
 
@@ -106,6 +107,7 @@ struct vm {
 	struct watchdog watchdog;	/* one thread for every vm_run, ended by vm_destroy */
 	char detail[256];		/* human-readable outcome detail */
 	struct vm_stuck stuck;		/* VM_STUCK: where (not in the trace: report_stuck) */
+	struct spin_rescue rescue; /* looks for a pure spin's fixed point (vmm/spin_rescue.c) */
 
 	/* the event log (vmm/counter.c): NULL, or every schedule event goes there */
 	struct vm_event_log *event_log;

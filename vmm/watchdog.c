@@ -46,6 +46,7 @@ static bool quiet_too_long(struct watchdog *w, struct quiet *q)
 
 	if (now != q->last_progress) {
 		q->cpu_ms = q->wall_ms = 0;
+		w->rescue_ms = w->rescue_base_ms; /* a new quiet stretch */
 	} else {
 		q->cpu_ms += cpu > q->last_cpu_ms ? cpu - q->last_cpu_ms : 0;
 		q->wall_ms += WATCHDOG_TICK_MS;
@@ -94,6 +95,13 @@ static bool wait_for_tick(struct watchdog *w, struct quiet *q, uint64_t *counted
 	return true;
 }
 
+/* The quiet time passed the rescue budget, and no look is asked for yet. */
+static bool rescue_is_due(struct watchdog *w)
+{
+	return w->rescue_base_ms && !__atomic_load_n(&w->rescue_due, __ATOMIC_ACQUIRE) &&
+	       w->quiet_ms >= w->rescue_ms;
+}
+
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *w = arg;
@@ -104,8 +112,13 @@ static void *watchdog_main(void *arg)
 	while (!w->stop) {
 		/* still quiet at the next tick: kick again (the last kick may have come
 		 * between two KVM_RUNs, where it interrupts nothing) */
-		if (wait_for_tick(w, &q, &counted_arms) && quiet_too_long(w, &q)) {
+		if (!wait_for_tick(w, &q, &counted_arms))
+			continue;
+		if (quiet_too_long(w, &q)) {
 			__atomic_store_n(&w->fired, true, __ATOMIC_RELEASE);
+			pthread_kill(w->target, WATCHDOG_SIGNAL);
+		} else if (rescue_is_due(w)) {
+			__atomic_store_n(&w->rescue_due, true, __ATOMIC_RELEASE);
 			pthread_kill(w->target, WATCHDOG_SIGNAL);
 		}
 	}
@@ -165,6 +178,8 @@ int watchdog_arm(struct watchdog *w, const uint64_t *progress, uint64_t budget_m
 	w->budget_ms = budget_ms ? budget_ms : WATCHDOG_TICK_MS;
 	w->fired = false;
 	w->quiet_ms = 0;
+	w->rescue_ms = w->rescue_base_ms;
+	w->rescue_due = false;
 	w->armed = true;
 	w->arms++;
 	if (w->sleeping)
@@ -181,6 +196,29 @@ bool watchdog_fired(struct watchdog *w)
 void watchdog_go_on(struct watchdog *w)
 {
 	__atomic_store_n(&w->fired, false, __ATOMIC_RELEASE);
+}
+
+void watchdog_set_rescue(struct watchdog *w, uint64_t rescue_ms)
+{
+	if (w->running)
+		pthread_mutex_lock(&w->lock);
+	w->rescue_base_ms = w->rescue_ms = rescue_ms;
+	if (w->running)
+		pthread_mutex_unlock(&w->lock);
+}
+
+bool watchdog_rescue_due(struct watchdog *w)
+{
+	return __atomic_load_n(&w->rescue_due, __ATOMIC_ACQUIRE);
+}
+
+void watchdog_rescue_done(struct watchdog *w, bool found)
+{
+	pthread_mutex_lock(&w->lock);
+	if (!found)
+		w->rescue_ms *= 2;
+	__atomic_store_n(&w->rescue_due, false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&w->lock);
 }
 
 uint64_t watchdog_quiet_ms(struct watchdog *w)

@@ -39,6 +39,12 @@ struct watchdog {
 	uint64_t arms;	   /* watchdog_arm calls: a new arming starts a new quiet count */
 	bool fired;	   /* set before the kick; read by the vCPU thread after EINTR */
 	uint64_t quiet_ms; /* the quiet time counted at the last tick, toward the budget */
+	/* the spin rescue (vmm/spin_rescue.c): a kick at rescue_ms of quiet, then
+	 * at twice that after each look that found nothing; back to rescue_base_ms
+	 * at the next exit */
+	uint64_t rescue_base_ms; /* 0: no rescue */
+	uint64_t rescue_ms;
+	bool rescue_due; /* set before the rescue's kick; cleared by watchdog_rescue_done */
 };
 
 /*
@@ -58,6 +64,15 @@ bool watchdog_fired(struct watchdog *w);
  * again until the next tick, which, still quiet, kicks again.
  */
 void watchdog_go_on(struct watchdog *w);
+
+/* The rescue budget for every arming from now (0: no rescue kicks). */
+void watchdog_set_rescue(struct watchdog *w, uint64_t rescue_ms);
+
+/* True once the rescue budget passed without an exit (KVM_RUN then returns EINTR). */
+bool watchdog_rescue_due(struct watchdog *w);
+
+/* The look is over: found nothing, the next kick comes at twice the quiet time. */
+void watchdog_rescue_done(struct watchdog *w, bool found);
 
 /* How long the guest has made no exit, as counted toward the budget (ms). */
 uint64_t watchdog_quiet_ms(struct watchdog *w);

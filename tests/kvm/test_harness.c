@@ -897,6 +897,68 @@ static void test_a_plain_wait_for_a_thread_to_start_is_never_stuck(void **state)
 }
 
 /*
+ * guest/tests/spawn_queue.c built plainly, GLib's /thread_pool/create_full
+ * in small: main pushes a job and spins, with no system call, on a counter
+ * in its own frame until a worker the spawner thread created counts it.
+ * The spin makes no exit and no event: before, exit mode ended it stuck at
+ * step 3 (2 tasks runnable). The VMM finds the spin's fixed point (the
+ * same instruction and registers, no write between: vmm/spin_rescue.c) and
+ * yields the task there, a spin_yield record in the trace. When the host
+ * looks does not change the run: a rescue budget of 30 ms and one of
+ * 1500 ms give the trace of the default's. No pct sample is stuck.
+ */
+static void test_a_pure_spin_is_yielded_at_its_fixed_point(void **state)
+{
+	static const char *const runs[] = {"--pct -- /tests/plain/spawn_queue",
+					   "-- /tests/plain/spawn_queue"};
+	static const char *const budgets[] = {"30", "1500"};
+	struct run *r = new_run();
+	char first[19], other[19], cmd[512];
+
+	(void)state;
+	sh(HARNESS " --stuck-ms 10000 --replay corpus/ledger/empty --repeat 2 "
+		   "-- /tests/plain/spawn_queue",
+	   r);
+	expect_status(r, 0, "same outcome and trace every time, 2 runs");
+	assert_non_null(strstr(r->err, "outcome pass"));
+	assert_non_null(strstr(r->out, "spawn_queue: 3 jobs started\n"));
+	replay_trace_of(r, first);
+	for (size_t i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "REWIND_RESCUE_MS=%s " HARNESS " --stuck-ms 10000 --replay "
+			 "corpus/ledger/empty -- /tests/plain/spawn_queue",
+			 budgets[i]);
+		sh(cmd, r);
+		expect_status(r, 0, "outcome pass");
+		replay_trace_of(r, other);
+		assert_string_equal(first, other);
+	}
+	sh("rm -rf " DIR "/spawn-run && build/bin/rewind run --out " DIR
+	   "/spawn-run -- /tests/plain/spawn_queue && build/bin/rewind trace " DIR
+	   "/spawn-run/trace.bin",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_non_null(strstr(r->out, "\"type\":\"spin_yield\""));
+	expect_never_stuck(runs, sizeof(runs) / sizeof(runs[0]), 20);
+}
+
+/*
+ * guest/tests/busy_count.c built plainly: main counts its turns in memory
+ * while it waits for a thread that sleeps. Each turn writes memory, so the
+ * spin has no fixed point, and nothing makes time pass: stuck, as before,
+ * and the detail says why the rescue let it be.
+ */
+static void test_a_spin_that_writes_memory_is_still_stuck(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	sh(HARNESS " --stuck-ms 1000 --replay corpus/ledger/empty -- /tests/plain/busy_count", r);
+	expect_status(r, 1, "outcome stuck (stuck in user space at RIP");
+	assert_non_null(strstr(r->err, "; not a pure spin where the rescue looked"));
+}
+
+/*
  * guest/tests/emulated_tas.c: a spin lock on a test-and-set emulated
  * under a mutex (libatomic_ops' pthread build). A waiter stores the SET it
  * found in every turn of its spin, with the mutex held. The runtime takes
@@ -3000,6 +3062,8 @@ int main(void)
 		cmocka_unit_test(test_a_wait_on_a_count_on_the_stack_is_never_stuck),
 		cmocka_unit_test(test_a_plain_wait_on_a_count_on_the_stack_is_never_stuck),
 		cmocka_unit_test(test_a_plain_wait_for_a_thread_to_start_is_never_stuck),
+		cmocka_unit_test(test_a_pure_spin_is_yielded_at_its_fixed_point),
+		cmocka_unit_test(test_a_spin_that_writes_memory_is_still_stuck),
 		cmocka_unit_test(test_a_spin_on_an_emulated_test_and_set_yields),
 		cmocka_unit_test(test_counter_mode_slices_do_not_line_up_with_a_spin),
 		cmocka_unit_test(test_a_pct_run_out_of_steps_goes_on_fairly),
