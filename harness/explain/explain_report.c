@@ -299,12 +299,12 @@ static void print_timeline(const struct explanation *x)
 		while (c < ncols && cols[c] != r->tid)
 			c++;
 		if (c == ncols) { /* a thread beyond the columns */
-			say(" | tid %u: %.60s\n", r->tid, r->text);
+			say(" | tid %u: %s\n", r->tid, r->text);
 			continue;
 		}
 		for (unsigned int k = 0; k < c; k++)
 			say(" | %-30s", "");
-		say(" | %.60s\n", r->text);
+		say(" | %s\n", r->text);
 	}
 }
 

@@ -67,9 +67,9 @@ struct switch_diff {
 
 struct timeline_row {
 	uint64_t step;
-	uint32_t tid; /* 0: the whole job (outcome) */
-	char text[80];
-	bool landing; /* an injection landed here */
+	uint32_t tid;	/* 0: the whole job (outcome) */
+	char text[256]; /* room for a spin yield's code location */
+	bool landing;	/* an injection landed here */
 };
 
 struct explanation {

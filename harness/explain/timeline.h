@@ -2,7 +2,8 @@
 /*
  * The timeline of an explanation: what the job's threads did around the
  * failure, read from the final run's trace (switches, injections,
- * preemptions, output, threads made, exits, signals, the outcome), kept
+ * preemptions, pure spins the VMM yielded, output, threads made, exits,
+ * signals, the outcome), kept
  * near each landing and before the end; harness/explain/explain_report.c
  * prints it.
  */

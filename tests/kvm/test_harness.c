@@ -2509,6 +2509,67 @@ static void test_explain_names_code_in_a_dynamic_pie(void **state)
 }
 
 /*
+ * guest/tests/audit_wait.c built plainly: the teller thread reads the
+ * balance and spins, with no system call, for the auditor's go-ahead. The
+ * VMM yields the pure spin (vmm/spin_rescue.c), the auditor runs, and its
+ * interest is lost with no injection. The explanation's timeline says
+ * where the teller spun and why the auditor ran then: a row in the
+ * teller's column, named by function and line, the same in the JSON.
+ */
+static void test_explain_shows_where_a_spin_was_yielded(void **state)
+{
+	static const char creates[] = "creates thread 2 (tid ";
+	struct run *r = new_run();
+	char artifact[512], path[600], want[200], row[300];
+	const cJSON *line;
+	const char *teller;
+	uint8_t *data;
+	size_t len;
+	int spins = 0;
+	cJSON *o;
+
+	(void)state;
+	sh("grep -n 'while (!LOAD(&audited))' guest/tests/audit_wait.c", r);
+	expect_status(r, 0, NULL);
+	snprintf(want, sizeof(want),
+		 "spun at teller (guest/tests/audit_wait.c:%d) (a pure spin: yielded, sleeps 4 ms "
+		 "so the others run)",
+		 atoi(r->out));
+	write_input(DIR "/audit-empty", "");
+	sh("rm -rf " DIR "/audit-art && " HARNESS " --stuck-ms 10000 --artifacts " DIR
+	   "/audit-art " DIR "/audit-empty -- /tests/plain/audit_wait >/dev/null; ls " DIR
+	   "/audit-art/signal-*.json",
+	   r);
+	expect_status(r, 0, NULL);
+	snprintf(artifact, sizeof(artifact), "%.*s", (int)strcspn(r->out, "\n"), r->out);
+	explain(artifact, "", r);
+	expect_out(r, "none: the job fails without any injection");
+	expect_out(r, creates);
+	snprintf(row, sizeof(row), " | %-30s | %s\n", "", want); /* thread 2's column */
+	expect_out(r, row);
+	teller = strstr(r->out, creates);
+	/* the JSON explanation: the same row, for thread 2 */
+	snprintf(path, sizeof(path), "%s.explain.json", artifact);
+	assert_int_equal(file_read_max(path, 16u << 20, "JSON", &data, &len), 0);
+	o = cJSON_ParseWithLength((const char *)data, len);
+	free(data);
+	assert_non_null(o);
+	cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(o, "timeline"))
+	{
+		const char *what =
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(line, "what"));
+
+		if (!what || strncmp(what, "spun at ", 8) != 0)
+			continue;
+		spins++;
+		assert_string_equal(what, want);
+		assert_int_equal((int)json_number(line, "tid"), atoi(teller + strlen(creates)));
+	}
+	assert_int_equal(spins, 1);
+	cJSON_Delete(o);
+}
+
+/*
  * The job as the guest sees it: an untrusted artifact's added file given
  * again with --add (the same bytes at the same guest path, from another
  * host path) leaves the job the artifact's, and the replay is checked as
@@ -3090,6 +3151,7 @@ int main(void)
 		cmocka_unit_test(test_explain_names_an_atomic_read_modify_write),
 		cmocka_unit_test(test_the_same_add_is_the_same_job),
 		cmocka_unit_test(test_explain_names_code_in_a_dynamic_pie),
+		cmocka_unit_test(test_explain_shows_where_a_spin_was_yielded),
 		cmocka_unit_test(test_replay_is_honest),
 		cmocka_unit_test(test_crafted_artifacts_are_refused),
 		cmocka_unit_test(test_a_flood_is_a_bounded_failure),
