@@ -331,9 +331,13 @@ static int parse_sites(const cJSON *o, const char *what, uint8_t *sites)
 	bool ok = cJSON_IsString(v) && strlen(v->valuestring) == 2 * REWIND_SITE_BYTES &&
 		  strspn(v->valuestring, "0123456789abcdef") == 2 * REWIND_SITE_BYTES;
 
-	for (size_t i = 0; ok && i < REWIND_SITE_BYTES; i++)
-		sites[i] = (uint8_t)(hex_digit_value(v->valuestring[2 * i]) << 4 |
-				     hex_digit_value(v->valuestring[2 * i + 1]));
+	for (size_t i = 0; ok && i < REWIND_SITE_BYTES; i++) {
+		int hi = hex_digit_value(v->valuestring[2 * i]),
+		    lo = hex_digit_value(v->valuestring[2 * i + 1]);
+
+		ok = hi >= 0 && lo >= 0; /* strspn said so; the decoder checks again */
+		sites[i] = (uint8_t)((unsigned)hi << 4 | (unsigned)lo);
+	}
 	if (!ok)
 		rw_err("%s: \"sites\" must be %u lowercase hex digits (the site map's %u bytes)",
 		       what, 2 * REWIND_SITE_BYTES, REWIND_SITE_BYTES);
