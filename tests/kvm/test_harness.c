@@ -959,6 +959,30 @@ static void test_a_spin_that_writes_memory_is_still_stuck(void **state)
 }
 
 /*
+ * guest/tests/hup_poller.c built plainly, nng's poller in small: a socket
+ * registered with epoll before main listens reports EPOLLHUP at once, so
+ * the poller thread's epoll_wait returns again and again, a loop of system
+ * calls with no exit, until main calls listen(). The guest kernel counts
+ * such calls as it counts a kernel loop's cond_resched() and lets time pass
+ * past the first 1,024 (linux/patches/0021): the tick lets main run. Before,
+ * steps mode ended it "stuck in the guest kernel" at step 25. No pct or
+ * exit-mode sample is stuck.
+ */
+static void test_a_poller_whose_wait_returns_at_once_is_never_stuck(void **state)
+{
+	static const char *const runs[] = {"--pct -- /tests/plain/hup_poller",
+					   "-- /tests/plain/hup_poller"};
+	struct run *r = new_run();
+
+	(void)state;
+	sh("build/bin/rewind run --repeat 1 --stuck-ms 10000 -- /tests/plain/hup_poller", r);
+	expect_status(r, 0, "1 repeats from the keyframe, identical traces");
+	assert_non_null(strstr(r->out, "hup_poller: accepted 1 connection\n"));
+	assert_non_null(strstr(r->err, " exited status 0 steps "));
+	expect_never_stuck(runs, sizeof(runs) / sizeof(runs[0]), 20);
+}
+
+/*
  * guest/tests/emulated_tas.c: a spin lock on a test-and-set emulated
  * under a mutex (libatomic_ops' pthread build). A waiter stores the SET it
  * found in every turn of its spin, with the mutex held. The runtime takes
@@ -3125,6 +3149,7 @@ int main(void)
 		cmocka_unit_test(test_a_plain_wait_for_a_thread_to_start_is_never_stuck),
 		cmocka_unit_test(test_a_pure_spin_is_yielded_at_its_fixed_point),
 		cmocka_unit_test(test_a_spin_that_writes_memory_is_still_stuck),
+		cmocka_unit_test(test_a_poller_whose_wait_returns_at_once_is_never_stuck),
 		cmocka_unit_test(test_a_spin_on_an_emulated_test_and_set_yields),
 		cmocka_unit_test(test_counter_mode_slices_do_not_line_up_with_a_spin),
 		cmocka_unit_test(test_a_pct_run_out_of_steps_goes_on_fairly),
