@@ -566,6 +566,26 @@ static void replay_trace_of(const struct run *r, char out[19])
 }
 
 /*
+ * Runs a plain program's unperturbed steps-mode input twice from its
+ * keyframe with the given --stuck-ms: it passes, prints line, and both runs
+ * are the same; trace gets their hash.
+ */
+static void passes_twice_unperturbed(struct run *r, const char *stuck_ms, const char *program,
+				     const char *line, char trace[19])
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 HARNESS " --stuck-ms %s --replay corpus/ledger/empty --repeat 2 -- %s", stuck_ms,
+		 program);
+	sh(cmd, r);
+	expect_status(r, 0, "same outcome and trace every time, 2 runs");
+	assert_non_null(strstr(r->err, "outcome pass"));
+	assert_non_null(strstr(r->out, line));
+	replay_trace_of(r, trace);
+}
+
+/*
  * Determinism of every mode: an input of each mode, with several injections
  * of every kind it allows, gives the same outcome and trace on 20 runs from
  * the keyframe, and the same trace again in a second process that booted
@@ -674,13 +694,8 @@ static void test_a_lone_computation_is_never_stuck(void **state)
 	char kicked[19], quiet[19];
 
 	(void)state;
-	sh(HARNESS " --stuck-ms 10 --replay corpus/ledger/empty --repeat 2 -- "
-		   "/tests/plain/lone_sieve",
-	   r);
-	expect_status(r, 0, "same outcome and trace every time, 2 runs");
-	assert_non_null(strstr(r->err, "outcome pass"));
-	assert_non_null(strstr(r->out, "lone_sieve: 295947 primes below 4194304\n"));
-	replay_trace_of(r, kicked);
+	passes_twice_unperturbed(r, "10", "/tests/plain/lone_sieve",
+				 "lone_sieve: 295947 primes below 4194304\n", kicked);
 	sh(HARNESS " --stuck-ms 600000 --replay corpus/ledger/empty -- /tests/plain/lone_sieve", r);
 	expect_status(r, 0, "outcome pass");
 	replay_trace_of(r, quiet);
@@ -916,13 +931,8 @@ static void test_a_pure_spin_is_yielded_at_its_fixed_point(void **state)
 	char first[19], other[19], cmd[512];
 
 	(void)state;
-	sh(HARNESS " --stuck-ms 10000 --replay corpus/ledger/empty --repeat 2 "
-		   "-- /tests/plain/spawn_queue",
-	   r);
-	expect_status(r, 0, "same outcome and trace every time, 2 runs");
-	assert_non_null(strstr(r->err, "outcome pass"));
-	assert_non_null(strstr(r->out, "spawn_queue: 3 jobs started\n"));
-	replay_trace_of(r, first);
+	passes_twice_unperturbed(r, "10000", "/tests/plain/spawn_queue",
+				 "spawn_queue: 3 jobs started\n", first);
 	for (size_t i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
 		snprintf(cmd, sizeof(cmd),
 			 "REWIND_RESCUE_MS=%s " HARNESS " --stuck-ms 10000 --replay "
