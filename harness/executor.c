@@ -548,6 +548,123 @@ static int run_counted(struct executor *ex, const struct exec_input *input, stru
 	return rc;
 }
 
+/*
+ * A long job is no livelock. The step budget bounds a livelock and the
+ * trace budget a flood, by fixed counts (100,000 steps and 64 MiB by
+ * default), but a real suite's test can take more in its own run: libgc's
+ * disclaim_weakmap_test takes 345,902 steps with no schedule at all, and a
+ * night filed it as a livelock. So an execution that runs out of either is
+ * measured against the job's own run in its mode (seed 0, no schedule:
+ * measure_reference, once a mode), and where that one ended, runs again
+ * with LONG_RUN_FACTOR times what it took. A livelock or a flood is then a
+ * run LONG_RUN_FACTOR times longer than the job's own, or one whose own run
+ * does not end within LONG_RUN_FACTOR budgets either. Both budgets are a
+ * function of the job and the input's mode: a replay meets the same ones.
+ */
+#define LONG_RUN_FACTOR	   8u
+#define LONG_RUN_TRACE_MAX (256ull << 20) /* bytes of trace a long run may make, at most */
+
+/* The job's own run in input's mode, measured once (-EIO: the host failed). */
+static int measure_reference(struct executor *ex, unsigned int mode)
+{
+	const struct exec_input reference = {.seed = 0, .mode = mode};
+	struct reference_run *r = &ex->reference[mode];
+	struct vm *vm = &ex->vm;
+	struct vm_config saved = vm->cfg;
+	struct vm_event_log *log = vm->event_log;
+	int rc;
+
+	if (r->measured)
+		return 0;
+	vm->cfg.output = NULL;
+	vm->cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
+	vm->cfg.stuck_ms = profile_stuck_ms(saved.stuck_ms);
+	vm->cfg.step_budget = saved.step_budget * LONG_RUN_FACTOR;
+	vm->event_log = NULL;
+	rc = run_once(ex, &reference);
+	vm->cfg = saved;
+	vm->event_log = log;
+	if (rc)
+		return rc;
+	if (vm->outcome == VM_WALL_BUDGET || vm->outcome == VM_HOST_ERROR) {
+		rw_err("the job's own run (seed 0, no schedule), the measure of a long run, did "
+		       "not end: %s (%s)",
+		       vm_outcome_name(vm->outcome), vm->detail);
+		return -EIO;
+	}
+	*r = (struct reference_run){.measured = true,
+				    .ended = vm->outcome != VM_STEP_BUDGET &&
+					     vm->outcome != VM_TRACE_BUDGET,
+				    .flooded = vm->outcome == VM_TRACE_BUDGET,
+				    .steps = vm->steps - vm->ready_step,
+				    .trace_bytes = vm->trace.len - ex->job_trace_from};
+	return 0;
+}
+
+/* budget, or LONG_RUN_FACTOR times a length after a start, whichever is more (and at most cap) */
+static uint64_t long_run_budget(uint64_t budget, uint64_t start, uint64_t length, uint64_t cap)
+{
+	uint64_t longer = start + length * LONG_RUN_FACTOR;
+
+	if (longer > cap)
+		longer = cap;
+	return longer > budget ? longer : budget;
+}
+
+/* A livelock's or flood's detail: which bound it met, the job's own run's or the budget's */
+static void say_long_run_bound(struct vm *vm, const struct reference_run *r)
+{
+	size_t len = strlen(vm->detail);
+
+	if (r->ended)
+		snprintf(vm->detail + len, sizeof(vm->detail) - len,
+			 "; the job's own run takes %" PRIu64 " steps", r->steps);
+	else if (r->flooded)
+		snprintf(vm->detail + len, sizeof(vm->detail) - len,
+			 "; the job's own run (seed 0, no schedule) floods too");
+	else
+		snprintf(vm->detail + len, sizeof(vm->detail) - len,
+			 "; the job's own run (seed 0, no schedule) did not end in %u times the "
+			 "budget either",
+			 LONG_RUN_FACTOR);
+}
+
+/*
+ * An execution that ran out of steps or trace (res), again with the budgets
+ * of its job's own run where these are larger; the detail says which bound
+ * the verdict has. -EIO: the host failed.
+ */
+static int run_long(struct executor *ex, const struct exec_input *input, struct exec_result *res)
+{
+	struct vm *vm = &ex->vm;
+	const struct reference_run *r;
+	uint64_t steps = vm->cfg.step_budget, trace_max = vm->cfg.trace_max;
+	bool measured;
+	int rc;
+
+	if (ex->budgets_exact || input->mode > INPUT_MODE_PCT ||
+	    (res->cls == CLASS_LIVELOCK && !steps))
+		return 0;
+	r = &ex->reference[input->mode];
+	measured = r->measured;
+	rc = measure_reference(ex, input->mode);
+	if (rc)
+		return rc;
+	if (r->ended) {
+		vm->cfg.step_budget = long_run_budget(steps, vm->ready_step, r->steps, UINT64_MAX);
+		vm->cfg.trace_max = long_run_budget(trace_max, ex->job_trace_from, r->trace_bytes,
+						    LONG_RUN_TRACE_MAX);
+	}
+	/* with the same budgets, the same run again where the measure took the vm's trace */
+	if (!measured || vm->cfg.step_budget != steps || vm->cfg.trace_max != trace_max)
+		rc = run_counted(ex, input, res);
+	vm->cfg.step_budget = steps;
+	vm->cfg.trace_max = trace_max;
+	if (!rc && (res->cls == CLASS_LIVELOCK || res->cls == CLASS_FLOOD))
+		say_long_run_bound(vm, r);
+	return rc;
+}
+
 int executor_run(struct executor *ex, const struct exec_input *input, struct exec_result *res)
 {
 	struct vm *vm = &ex->vm;
@@ -578,6 +695,8 @@ int executor_run(struct executor *ex, const struct exec_input *input, struct exe
 		rc = run_counted(ex, input, res);
 		vm->cfg.stuck_ms = budget;
 	}
+	if (!rc && (res->cls == CLASS_LIVELOCK || res->cls == CLASS_FLOOD))
+		rc = run_long(ex, input, res);
 	vm->event_log = NULL;
 	if (rc)
 		return rc;

@@ -38,6 +38,19 @@ struct executor_config {
 struct exec_result;
 
 /*
+ * The job's own run in one mode: seed 0, no schedule (executor.c
+ * long_run_budgets), run the first time an execution of that mode runs out
+ * of steps or trace.
+ */
+struct reference_run {
+	bool measured;
+	bool ended;	      /* within its caps: steps and trace_bytes are its length */
+	bool flooded;	      /* else: out of trace (not out of steps) */
+	uint64_t steps;	      /* steps after READY */
+	uint64_t trace_bytes; /* trace bytes after the boot */
+};
+
+/*
  * Told of each racy-site profile run that is a PCT sample (executor.c
  * profile_racy), right after it ran: its input and result, with the run
  * still in the executor's vm (its trace and output, for an artifact).
@@ -97,7 +110,11 @@ struct executor {
 	/* a replay of an artifact: what its execution read of the profile,
 	 * used instead of what the profiles count here (executor_use_profile) */
 	const struct profile_record *recorded;
-	uint32_t recorded_racy_key; /* the racy key its site map is for */
+	uint32_t recorded_racy_key;			    /* the racy key its site map is for */
+	struct reference_run reference[INPUT_MODE_PCT + 1]; /* by input mode */
+	/* a run cut at a budget on purpose (explain's, at the job's last output):
+	 * its budgets are not measured against the job's own run */
+	bool budgets_exact;
 	bool vm_created;
 };
 

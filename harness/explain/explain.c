@@ -306,9 +306,11 @@ static bool map_objects(struct explanation *x, struct executor *ex)
 		return false;
 	ex->vm.cfg.trace_max = end - 1;
 	ex->vm.landings = NULL;
+	ex->budgets_exact = true;
 	n = executor_run(ex, &x->minimal, &res) < 0
 		    ? 0
 		    : guest_maps_read(&ex->vm, maps, GUEST_MAPS_MAX);
+	ex->budgets_exact = false;
 	ex->vm.cfg.trace_max = trace_max;
 	ex->vm.landings = landings;
 	for (unsigned int i = 0; i < n; i++)

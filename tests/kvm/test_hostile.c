@@ -57,7 +57,8 @@ struct expected {
  * wrong sizes, reads and unknown ports. Harmless by the ABI: records that
  * cross a page end (guest RAM is contiguous), IDLE or YIELD from user space
  * (they only move the clock), the program's own trap flag. A flood of
- * output meets the trace budget. The farthest timer fires at its deadline,
+ * output meets the trace budget (through the harness, its own run floods
+ * too, and the detail says so). The farthest timer fires at its deadline,
  * 292 virtual years on, never early; the guest kernel then catches its
  * clock up a second at a time without an exit: stuck in the guest kernel.
  */
@@ -104,7 +105,7 @@ static const struct expected cases[] = {
 	{"outb-unknown", FAULT},
 	{"outl-pci-config", FAULT},
 	{"flood", 1, "trace-budget", "flood",
-	 "(the trace passed its budget of 64 MiB (a flood of output or events))"},
+	 "(the trace passed its budget of 64 MiB (a flood of output or events)"},
 	{"timer-far", 1, "stuck", "stuck", "(stuck in the guest kernel in "},
 	{"trap-flag", PASSES},
 };
