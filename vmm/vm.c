@@ -36,6 +36,23 @@ static uint64_t vcpu_rip(struct vm *vm, int *cpl)
 	return regs.rip;
 }
 
+/*
+ * The spin rescue's budget (vmm/spin_rescue.h), read once a VM: SPIN_RESCUE_BUDGET_MS, or
+ * REWIND_RESCUE_MS from the environment (0: no rescue), which the tests set
+ * to show that when the host looks changes nothing in the run.
+ */
+static uint64_t rescue_budget_ms(void)
+{
+	const char *env = getenv("REWIND_RESCUE_MS");
+	char *end;
+	unsigned long long ms;
+
+	if (!env || !*env)
+		return SPIN_RESCUE_BUDGET_MS;
+	ms = strtoull(env, &end, 10);
+	return *end ? SPIN_RESCUE_BUDGET_MS : ms;
+}
+
 int vm_create(struct vm *vm, const struct vm_config *cfg)
 {
 	int rc;
@@ -46,6 +63,7 @@ int vm_create(struct vm *vm, const struct vm_config *cfg)
 		vm->cfg.trace_max = VM_TRACE_MAX_DEFAULT;
 	vm->clock.quantum_ns = cfg->quantum_ns;
 	vm->clock.now_ns = CLOCK_POWER_ON_NS;
+	vm->rescue_ms = rescue_budget_ms();
 	rc = trace_init(&vm->trace);
 	if (!rc)
 		rc = kvm_machine_open(&vm->km);
@@ -334,23 +352,6 @@ static void step_budget_spent(struct vm *vm)
 }
 
 /*
- * The spin rescue's budget (vmm/spin_rescue.h): SPIN_RESCUE_BUDGET_MS, or
- * REWIND_RESCUE_MS from the environment (0: no rescue), which the tests set
- * to show that when the host looks changes nothing in the run.
- */
-static uint64_t rescue_budget_ms(void)
-{
-	const char *env = getenv("REWIND_RESCUE_MS");
-	char *end;
-	unsigned long long ms;
-
-	if (!env || !*env)
-		return SPIN_RESCUE_BUDGET_MS;
-	ms = strtoull(env, &end, 10);
-	return *end ? SPIN_RESCUE_BUDGET_MS : ms;
-}
-
-/*
  * The watchdog asked for a look at a spin (vmm/spin_rescue.c). Returns
  * -EINTR (no exit: the kick is handled as any other), or what the steps met.
  */
@@ -375,7 +376,7 @@ enum vm_outcome vm_run(struct vm *vm)
 	unsigned kernel_kicks = 0; /* kicks in a row in the kernel of a lone computation */
 
 	vm->rescue.note[0] = '\0'; /* a look of an earlier execution says nothing of this one */
-	watchdog_set_rescue(&vm->watchdog, rescue_budget_ms());
+	watchdog_set_rescue(&vm->watchdog, vm->rescue_ms);
 	if (watchdog_arm(&vm->watchdog, &vm->progress, budget) < 0)
 		return VM_HOST_ERROR;
 	vm_stats_add_since(&vm->km.stats, clock, &vm->km.stats.watchdog_ns);

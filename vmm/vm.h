@@ -108,6 +108,7 @@ struct vm {
 	char detail[256];		/* human-readable outcome detail */
 	struct vm_stuck stuck;		/* VM_STUCK: where (not in the trace: report_stuck) */
 	struct spin_rescue rescue; /* looks for a pure spin's fixed point (vmm/spin_rescue.c) */
+	uint64_t rescue_ms;	   /* ... after this much quiet (vm.c rescue_budget_ms) */
 
 	/* the event log (vmm/counter.c): NULL, or every schedule event goes there */
 	struct vm_event_log *event_log;
