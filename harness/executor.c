@@ -27,6 +27,9 @@
  * the lowest priority and yields (a spinning thread must let the others run) */
 #define PCT_SLICE_EVENTS 200000u
 #define PROFILE_GRAIN	 4096u /* the profile run's countdowns: a read at least this often */
+/* a long job (run_long): budgets of 8 times its own run's, its trace at most 256 MiB */
+#define LONG_RUN_FACTOR	   8u
+#define LONG_RUN_TRACE_MAX (256ull << 20)
 
 /*
  * Why the guest never got ready: rewind-init's own words when it printed
@@ -328,23 +331,27 @@ static void estimate_racy_events(struct executor *ex)
 
 /*
  * The job's events in pct mode with seed 0 and no injections (at least 1
- * once profiled). The runtime reports its last events when the program
- * exits; one that dies first is counted to PROFILE_GRAIN events. Under
- * rewind fuzz (log_pct_profile) the run is logged up to
- * RACY_PROFILE_EVENTS_MAX events: the estimate above, and seed 0's log for
- * profile_racy, which then makes one run fewer.
+ * once profiled), with 8 step budgets: a long job's own run counted whole
+ * (run_long). The runtime reports its last events when the program exits;
+ * one that dies first is counted to PROFILE_GRAIN events. Under rewind
+ * fuzz (log_pct_profile) the run is logged up to RACY_PROFILE_EVENTS_MAX
+ * events: the estimate above, and seed 0's log for profile_racy, which
+ * then makes one run fewer.
  */
 static int profile_pct(struct executor *ex)
 {
 	static const struct exec_input profile = {.seed = 0, .mode = INPUT_MODE_PCT};
 	bool logged = ex->log_pct_profile && seed0_log_ready(ex);
+	uint64_t budget = ex->vm.cfg.step_budget;
 	int rc;
 
 	ex->vm.event_log = logged ? &ex->seed0_log : NULL;
 	/* the runtime counts each thread's events too: a walk's weights (vmm/pct.c) */
 	memset(&ex->walk_profile, 0, sizeof(ex->walk_profile));
 	ex->vm.cfg.walk_count = &ex->walk_profile;
+	ex->vm.cfg.step_budget = budget * LONG_RUN_FACTOR;
 	rc = run_profile(ex, &profile);
+	ex->vm.cfg.step_budget = budget;
 	ex->vm.cfg.walk_count = NULL;
 	ex->vm.event_log = NULL;
 	if (rc)
@@ -561,9 +568,6 @@ static int run_counted(struct executor *ex, const struct exec_input *input, stru
  * does not end within LONG_RUN_FACTOR budgets either. Both budgets are a
  * function of the job and the input's mode: a replay meets the same ones.
  */
-#define LONG_RUN_FACTOR	   8u
-#define LONG_RUN_TRACE_MAX (256ull << 20) /* bytes of trace a long run may make, at most */
-
 /* The job's own run in input's mode, measured once (-EIO: the host failed). */
 static int measure_reference(struct executor *ex, unsigned int mode)
 {

@@ -2860,6 +2860,35 @@ static void test_rewind_fuzz_leaves_nothing_running(void **state)
  * 1 ms, which is no change of the job (a replay has only a guard against a
  * stalled host).
  */
+/*
+ * pct mode's profile of a long job counts its events whole (8 step
+ * budgets, as its long runs measure it): guest/tests/poll_slots's own pct
+ * run makes 562 events in 32 job steps, and with a budget of 28 steps (the
+ * boot takes 22) the profile used to stop counting at 298, where every
+ * change point of a search is placed.
+ */
+static void test_a_long_jobs_profile_counts_it_whole(void **state)
+{
+	struct run *r = new_run();
+	long cut, whole;
+
+	(void)state;
+	sh(HARNESS " --step-budget 28 --progress " DIR "/long-profile.json corpus/pct/empty -- "
+		   "/tests/poll_slots && cat " DIR "/long-profile.json",
+	   r);
+	expect_status(r, 0, "outcome pass");
+	cut = json_number_of(r->out, "pct_events");
+	sh(HARNESS " --progress " DIR "/long-profile.json corpus/pct/empty -- /tests/poll_slots"
+		   " && cat " DIR "/long-profile.json",
+	   r);
+	expect_status(r, 0, "outcome pass");
+	whole = json_number_of(r->out, "pct_events");
+	print_message("profile: %ld events with a budget of 28 steps, %ld with the default\n", cut,
+		      whole);
+	assert_true(whole > 0);
+	assert_int_equal(cut, whole);
+}
+
 static void test_livelock_verdict_ignores_the_wall_budget(void **state)
 {
 	struct run *r = new_run();
@@ -3249,6 +3278,7 @@ int main(void)
 		cmocka_unit_test(test_plain_afl_fuzz_finds_the_lost_update),
 		cmocka_unit_test(test_livelock_verdict_ignores_the_wall_budget),
 		cmocka_unit_test(test_a_job_longer_than_its_budget_is_no_livelock),
+		cmocka_unit_test(test_a_long_jobs_profile_counts_it_whole),
 		cmocka_unit_test(test_afl_fuzz_finds_a_lost_update_by_single_stepping),
 	};
 
