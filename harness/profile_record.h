@@ -5,7 +5,7 @@
  * events (a walk's weights) and a racy-events input's site map. An
  * artifact records them (harness/artifact.c), and its replay runs with the
  * recorded values, not with what a profile counts on the replay's host:
- * a profile cut by host time there (harness/executor.c profile_stuck_ms)
+ * a profile cut by host time there (harness/execution.c execution_profile_stuck_ms)
  * would make the replay another run.
  */
 #ifndef REWIND_PROFILE_RECORD_H
