@@ -111,7 +111,8 @@ uint64_t execution_profile_stuck_ms(uint64_t job_stuck_ms)
  * Nor does the job's stuck budget, also host time (execution_profile_stuck_ms).
  * -EIO when the host failed or stalled past the replay guard.
  */
-int execution_profile(struct executor *ex, const struct exec_input *profile)
+int execution_quiet(struct executor *ex, const struct exec_input *input, uint32_t countdown_max,
+		    const char *what)
 {
 	FILE *output = ex->vm.cfg.output;
 	uint64_t wall_ms = ex->vm.cfg.wall_ms, stuck_ms = ex->vm.cfg.stuck_ms;
@@ -120,18 +121,27 @@ int execution_profile(struct executor *ex, const struct exec_input *profile)
 	ex->vm.cfg.output = NULL;
 	ex->vm.cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
 	ex->vm.cfg.stuck_ms = execution_profile_stuck_ms(stuck_ms);
-	ex->vm.cfg.countdown_max = profile->schedule.count ? 0 : PROFILE_GRAIN;
-	rc = execution_run(ex, profile);
+	ex->vm.cfg.countdown_max = countdown_max;
+	rc = execution_run(ex, input);
 	ex->vm.cfg.countdown_max = 0;
 	ex->vm.cfg.output = output;
 	ex->vm.cfg.wall_ms = wall_ms;
 	ex->vm.cfg.stuck_ms = stuck_ms;
 	if (rc == 0 && (ex->vm.outcome == VM_WALL_BUDGET || ex->vm.outcome == VM_HOST_ERROR)) {
-		rw_err("the job's profile run (pct mode, seed %" PRIu64 ") did not end: %s (%s)",
-		       profile->seed, vm_outcome_name(ex->vm.outcome), ex->vm.detail);
+		rw_err("%s did not end: %s (%s)", what, vm_outcome_name(ex->vm.outcome),
+		       ex->vm.detail);
 		return -EIO;
 	}
 	return rc;
+}
+
+int execution_profile(struct executor *ex, const struct exec_input *profile)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "the job's profile run (pct mode, seed %" PRIu64 ")",
+		 profile->seed);
+	return execution_quiet(ex, profile, profile->schedule.count ? 0 : PROFILE_GRAIN, what);
 }
 
 /* One run of input from the keyframe; the event log, if any, is its own. */

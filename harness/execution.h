@@ -25,10 +25,16 @@ int execution_counted(struct executor *ex, const struct exec_input *input, struc
 uint64_t execution_profile_stuck_ms(uint64_t job_stuck_ms);
 
 /*
- * One profile run of input, quietly, with the guest's own verdict
- * (execution.c says which budgets). -EIO when the host failed or stalled
- * past the replay guard.
+ * One run of input that the user does not see, with the guest's own
+ * verdict (execution.c says which budgets): no output, the replay's wall
+ * guard, a profile's stuck budget, a read at least every countdown_max
+ * events (0: the ABI's maximum). -EIO, said with what (the run's name),
+ * when the host failed or stalled past the replay guard.
  */
+int execution_quiet(struct executor *ex, const struct exec_input *input, uint32_t countdown_max,
+		    const char *what);
+
+/* One profile run of input (execution_quiet; one with no change point reads every 4,096 events). */
 int execution_profile(struct executor *ex, const struct exec_input *profile);
 
 #endif

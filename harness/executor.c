@@ -424,42 +424,40 @@ uint64_t executor_racy_events(const struct executor *ex)
  * run LONG_RUN_FACTOR times longer than the job's own, or one whose own run
  * does not end within LONG_RUN_FACTOR budgets either. Both budgets are a
  * function of the job and the input's mode: a replay meets the same ones.
+ *
+ * measure_reference: the job's own run in a mode, measured once (-EIO: the
+ * host failed).
  */
-/* The job's own run in input's mode, measured once (-EIO: the host failed). */
 static int measure_reference(struct executor *ex, unsigned int mode)
 {
 	const struct exec_input reference = {.seed = 0, .mode = mode};
 	struct reference_run *r = &ex->reference[mode];
 	struct vm *vm = &ex->vm;
-	struct vm_config saved = vm->cfg;
+	uint64_t budget = vm->cfg.step_budget;
 	struct vm_event_log *log = vm->event_log;
 	int rc;
 
 	if (r->measured)
 		return 0;
-	vm->cfg.output = NULL;
-	vm->cfg.wall_ms = JOB_REPLAY_WALL_GUARD_MS;
-	vm->cfg.stuck_ms = execution_profile_stuck_ms(saved.stuck_ms);
-	vm->cfg.step_budget = saved.step_budget * LONG_RUN_FACTOR;
+	vm->cfg.step_budget = budget * LONG_RUN_FACTOR;
 	vm->event_log = NULL;
-	rc = execution_run(ex, &reference);
-	vm->cfg = saved;
+	rc = execution_quiet(ex, &reference, 0,
+			     "the job's own run (seed 0, no schedule), the measure of a long run,");
+	vm->cfg.step_budget = budget;
 	vm->event_log = log;
 	if (rc)
 		return rc;
-	if (vm->outcome == VM_WALL_BUDGET || vm->outcome == VM_HOST_ERROR) {
-		rw_err("the job's own run (seed 0, no schedule), the measure of a long run, did "
-		       "not end: %s (%s)",
-		       vm_outcome_name(vm->outcome), vm->detail);
-		return -EIO;
-	}
 	*r = (struct reference_run){.measured = true,
-				    .ended = vm->outcome != VM_STEP_BUDGET &&
-					     vm->outcome != VM_TRACE_BUDGET,
-				    .flooded = vm->outcome == VM_TRACE_BUDGET,
+				    .outcome = vm->outcome,
 				    .steps = vm->steps - vm->ready_step,
 				    .trace_bytes = vm->trace.len - ex->job_trace_from};
 	return 0;
+}
+
+/* Whether the job's own run ended within its caps: its steps and trace are its length. */
+static bool reference_ended(const struct reference_run *r)
+{
+	return r->outcome != VM_STEP_BUDGET && r->outcome != VM_TRACE_BUDGET;
 }
 
 /* budget, or LONG_RUN_FACTOR times a length after a start, whichever is more (and at most cap) */
@@ -477,10 +475,10 @@ static void say_long_run_bound(struct vm *vm, const struct reference_run *r)
 {
 	size_t len = strlen(vm->detail);
 
-	if (r->ended)
+	if (reference_ended(r))
 		snprintf(vm->detail + len, sizeof(vm->detail) - len,
 			 "; the job's own run takes %" PRIu64 " steps", r->steps);
-	else if (r->flooded)
+	else if (r->outcome == VM_TRACE_BUDGET)
 		snprintf(vm->detail + len, sizeof(vm->detail) - len,
 			 "; the job's own run (seed 0, no schedule) floods too");
 	else
@@ -503,15 +501,14 @@ static int run_long(struct executor *ex, const struct exec_input *input, struct 
 	bool measured;
 	int rc;
 
-	if (ex->budgets_exact || input->mode > INPUT_MODE_PCT ||
-	    (res->cls == CLASS_LIVELOCK && !steps))
+	if (ex->budgets_exact || input->mode > INPUT_MODE_PCT)
 		return 0;
 	r = &ex->reference[input->mode];
 	measured = r->measured;
 	rc = measure_reference(ex, input->mode);
 	if (rc)
 		return rc;
-	if (r->ended) {
+	if (reference_ended(r)) {
 		vm->cfg.step_budget = long_run_budget(steps, vm->ready_step, r->steps, UINT64_MAX);
 		vm->cfg.trace_max = long_run_budget(trace_max, ex->job_trace_from, r->trace_bytes,
 						    LONG_RUN_TRACE_MAX);

@@ -43,10 +43,9 @@ struct exec_result;
  */
 struct reference_run {
 	bool measured;
-	bool ended;	      /* within its caps: steps and trace_bytes are its length */
-	bool flooded;	      /* else: out of trace (not out of steps) */
-	uint64_t steps;	      /* steps after READY */
-	uint64_t trace_bytes; /* trace bytes after the boot */
+	enum vm_outcome outcome; /* its end: out of steps or trace, or within its caps */
+	uint64_t steps;		 /* steps after READY */
+	uint64_t trace_bytes;	 /* trace bytes after the boot */
 };
 
 /*
