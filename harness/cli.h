@@ -62,6 +62,8 @@ struct cli {
 	uint8_t random_mode;
 	/* --walk: walks (pct mode's walk flag), not PCT samples */
 	bool random_walk;
+	/* --mix: walks WALK_SHARE_START in 1024, PCT samples the rest */
+	bool random_mix;
 	uint64_t repeat; /* --replay: run it this many times */
 	bool trust;	 /* --trust: a replay may read the host paths an artifact names */
 	bool json;	 /* --json: a run's outcome, a replay's or explanation's verdict */

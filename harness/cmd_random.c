@@ -47,7 +47,8 @@ static void random_tally_print(const struct random_tally *t)
 /*
  * Random search, the baseline coverage guidance is measured against: fresh
  * inputs from the search's base distribution (draw_random_input: PCT
- * samples with --pct, walks with --walk, 1-4 random injections otherwise), no
+ * samples with --pct, walks with --walk, both with --mix as an instrumented
+ * job's search starts them, 1-4 random injections otherwise), no
  * feedback. Prints the
  * executions to the first failure, or how many ran without one.
  */
@@ -85,7 +86,7 @@ int cmd_random(struct cli *c)
 		struct harness_exec e;
 		size_t len;
 
-		if (c->random_walk)
+		if (c->random_walk || (c->random_mix && draw_below(&d, 1024) < WALK_SHARE_START))
 			draw_walk_sample(&d, &in);
 		else
 			draw_random_input(&d, c->random_mode, &in, &counts);

@@ -31,6 +31,7 @@ enum {
 	OPT_COUNTER,
 	OPT_PCT,
 	OPT_WALK,
+	OPT_MIX,
 	OPT_SECONDS,
 	OPT_KEEP_GOING,
 	OPT_REPEAT,
@@ -60,6 +61,7 @@ static const struct option other_options[] = {
 	{"counter", no_argument, NULL, OPT_COUNTER},
 	{"pct", no_argument, NULL, OPT_PCT},
 	{"walk", no_argument, NULL, OPT_WALK},
+	{"mix", no_argument, NULL, OPT_MIX},
 	{"seconds", required_argument, NULL, OPT_SECONDS},
 	{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 	{"repeat", required_argument, NULL, OPT_REPEAT},
@@ -166,6 +168,10 @@ static int apply_option(struct cli *c, int opt, const char *arg)
 	case OPT_WALK:
 		c->random_mode = INPUT_MODE_PCT;
 		c->random_walk = true;
+		return 0;
+	case OPT_MIX:
+		c->random_mode = INPUT_MODE_PCT;
+		c->random_mix = true;
 		return 0;
 	case OPT_SECONDS:
 		return number_parse_u64(arg, "--seconds", 1, 1u << 30, &c->random_seconds);

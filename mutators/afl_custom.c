@@ -13,17 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* REWIND_MUTATOR_SAMPLER (rewind fuzz --sampler): one sampler pinned, or shared out (auto, mix). */
+/*
+ * REWIND_MUTATOR_SAMPLER (rewind fuzz --sampler): one sampler pinned, or
+ * shared out (auto; mix, its name when it was not the default).
+ */
 static int8_t pinned_sampler(void)
 {
 	static const char *const names[SAMPLERS] = {
 		[SAMPLER_PCT] = "pct", [SAMPLER_STALL] = "stall", [SAMPLER_WALK] = "walk"};
 	const char *v = getenv("REWIND_MUTATOR_SAMPLER");
 
-	if (!v || !*v || !strcmp(v, "auto"))
+	if (!v || !*v || !strcmp(v, "auto") || !strcmp(v, "mix"))
 		return SAMPLERS_AUTO;
-	if (!strcmp(v, "mix"))
-		return SAMPLERS_MIX;
 	for (int i = 0; i < SAMPLERS; i++)
 		if (!strcmp(v, names[i]))
 			return (int8_t)i;

@@ -107,7 +107,8 @@ uint32_t schedule_stall_share(const struct schedule_mutator *m)
 	return sampler_share(&m->samplers[SAMPLER_STALL], &m->samplers[SAMPLER_PCT], &even);
 }
 
-#define WALK_PRIOR	 256 /* of 1024: a walk's payoff weighs a third of a PCT sample's */
+/* of 1024: a walk's payoff weighs a third of a PCT sample's; --random --mix draws at it */
+#define WALK_PRIOR	 WALK_SHARE_START
 #define WALK_SHARE_MIN	 128 /* of 1024: walks keep being drawn */
 #define WALK_SHARE_MAX	 320 /* of 1024: PCT keeps 11/16, a bug only it finds costs 1.45x */
 #define WALK_PRIOR_TRIES 8   /* each sampler's rate starts as this many tries at the pooled rate */
@@ -164,12 +165,9 @@ enum sampler schedule_pick_sampler(struct schedule_mutator *m, uint8_t mode)
 	if (m->kernel_events)
 		return draw_below(&m->draw, 1024) < schedule_stall_share(m) ? SAMPLER_STALL
 									    : SAMPLER_PCT;
-	/* mix: an instrumented job's first fresh sample is a walk: where walks win,
+	/* an instrumented job's first fresh sample is a walk: where walks win,
 	 * most walks fail (63 to 100% on the torn publishes), so it finds the bug
-	 * at once; where they do not, it costs one execution. Not the default: a
-	 * walk's failure has no change point to explain, so no racing pair, and
-	 * rewind explore buckets one bug's failures by their racing pair */
-	instrumented = instrumented && m->fixed_sampler == SAMPLERS_MIX;
+	 * at once; where they do not, it costs one execution */
 	if (instrumented && !m->samplers[SAMPLER_WALK].tried)
 		return SAMPLER_WALK;
 	if (instrumented)

@@ -37,9 +37,8 @@ struct arm_tally {
  * entries only (the bundled ledger) gets steps-mode stalls.
  */
 enum sampler { SAMPLER_PCT, SAMPLER_STALL, SAMPLER_WALK, SAMPLERS, SAMPLER_NONE = SAMPLERS };
-/* Not pinned: shared out by what paid (auto: PCT and stalls), or with walks too (mix). */
+/* Not pinned: shared out by what paid (PCT and stalls, or PCT and walks). */
 #define SAMPLERS_AUTO (-1)
-#define SAMPLERS_MIX  (-2)
 
 struct schedule_mutator {
 	struct draw_state draw; /* the generator, and what shapes its PCT samples */
@@ -48,7 +47,7 @@ struct schedule_mutator {
 	struct arm_tally samplers[SAMPLERS];
 	uint8_t last_arm;	    /* the way the last mutant was made, or PCT_ARM_NONE */
 	uint8_t last_sampler;	    /* the sampler of the last fresh sample, or SAMPLER_NONE */
-	int8_t fixed_sampler;	    /* REWIND_MUTATOR_SAMPLER, or SAMPLERS_AUTO, SAMPLERS_MIX */
+	int8_t fixed_sampler;	    /* REWIND_MUTATOR_SAMPLER, or SAMPLERS_AUTO */
 	bool kernel_events_known;   /* the progress file has said whether ... */
 	bool kernel_events;	    /* ... the guest kernel makes the job's events */
 	int32_t fixed_local_share;  /* REWIND_MUTATOR_LOCAL_SHARE, or -1: adaptive */

@@ -88,6 +88,13 @@ uint64_t draw_new_seed(struct draw_state *d, const struct exec_input *in);
 void draw_pct_sample(struct draw_state *d, struct exec_input *in, const struct draw_counts *c);
 
 /*
+ * Walks' share of an instrumented job's fresh samples, of 1024, where the
+ * search starts it and where it stays while neither sampler has paid
+ * (mutators/arms.c); --random --mix draws walks at this share.
+ */
+#define WALK_SHARE_START 256
+
+/*
  * A fresh walk into in (pct mode, INPUT_FLAG_WALK): a new seed and no
  * records; the runtime draws the walk from the seed (guest/runtime/walk.c).
  */

@@ -367,6 +367,12 @@ static int explain_run(struct explanation *x, struct executor *ex, const struct 
 	signature_of(ex, &res, &x->signature);
 	x->minimal = x->original;
 	rc = minimise(ex, &x->minimal, &x->signature, &x->minimise_execs);
+	x->is_walk = !rc && (x->minimal.flags & INPUT_FLAG_WALK);
+	if (x->is_walk) { /* no change point to move: a PCT sample that fails alike */
+		x->walk = x->minimal;
+		rc = minimise_walk(ex, &x->minimal, &x->signature, &x->stand_in,
+				   &x->minimise_execs);
+	}
 	if (!rc)
 		rc = find_windows(x, ex);
 	if (!rc && x->has_passing)

@@ -100,6 +100,24 @@ static void print_failure(const struct explanation *x, const char *path)
 		say("  its last output line: \"%s\" (numbers as #)\n", x->signature.last_line);
 }
 
+/* A walk's failure: the walk, and the PCT sample that stands for it, if one does. */
+static void print_walk(const struct explanation *x)
+{
+	say("  the input is a walk (seed 0x%016" PRIx64
+	    "): the runtime drew the thread to run at each event from the seed, weighted by "
+	    "the threads' remaining events, so it has no change point to move\n",
+	    x->walk.seed);
+	if (x->stand_in)
+		say("  PCT sample %u of the %u tried (drawn from the walk's seed) fails the same "
+		    "way and stands for it, minimised: the schedule below, where it landed, its "
+		    "window, the racing pair and the timeline are that sample's\n",
+		    x->stand_in, WALK_STAND_IN_TRIES);
+	else
+		say("  none of %u PCT samples (drawn from the walk's seed) failed the same way: "
+		    "no injection to place, no racing pair; the timeline is the walk's\n",
+		    WALK_STAND_IN_TRIES);
+}
+
 static void print_minimal(const struct explanation *x, const char *min_path)
 {
 	char text[160];
@@ -108,11 +126,8 @@ static void print_minimal(const struct explanation *x, const char *min_path)
 	    " executions; saved as %s\n",
 	    x->minimal.schedule.count, x->minimal.schedule.count == 1 ? "" : "s",
 	    x->original.schedule.count, x->minimise_execs, min_path);
-	if (x->minimal.flags & INPUT_FLAG_WALK) /* the walk itself is the schedule */
-		say("  a walk (seed 0x%016" PRIx64
-		    "): the runtime drew the thread to run at each event from the seed, "
-		    "weighted by the threads' remaining events\n",
-		    x->minimal.seed);
+	if (x->is_walk)
+		print_walk(x);
 	else if (x->minimal.schedule.count == 0)
 		say("  none: the job fails without any injection (seed 0x%016" PRIx64 ")\n",
 		    x->minimal.seed);
@@ -412,6 +427,23 @@ static cJSON *access_json(const struct access *a)
 	return o;
 }
 
+/* {"seed", "pct_samples_tried", "stand_in"}: a walk's failure and its PCT stand-in (or null). */
+static cJSON *walk_json(const struct explanation *x)
+{
+	cJSON *o = cJSON_CreateObject();
+	char seed[24];
+
+	snprintf(seed, sizeof(seed), "0x%016" PRIx64, x->walk.seed);
+	cJSON_AddStringToObject(o, "seed", seed);
+	cJSON_AddNumberToObject(o, "pct_samples_tried",
+				x->stand_in ? x->stand_in : WALK_STAND_IN_TRIES);
+	if (x->stand_in)
+		cJSON_AddNumberToObject(o, "stand_in", x->stand_in);
+	else
+		cJSON_AddNullToObject(o, "stand_in");
+	return o;
+}
+
 static cJSON *explanation_json(const struct explanation *x, const char *path, const char *min_path)
 {
 	cJSON *o = cJSON_CreateObject(), *list;
@@ -426,6 +458,8 @@ static cJSON *explanation_json(const struct explanation *x, const char *path, co
 	cJSON_AddStringToObject(o, "minimal_artifact", min_path);
 	cJSON_AddNumberToObject(o, "minimise_executions", (double)x->minimise_execs);
 	cJSON_AddNumberToObject(o, "window_executions", (double)x->window_execs);
+	if (x->is_walk)
+		cJSON_AddItemToObject(o, "walk", walk_json(x));
 	list = cJSON_AddArrayToObject(o, "landings");
 	for (unsigned int i = 0; i < x->landing_count; i++)
 		cJSON_AddItemToArray(list, landing_json(&x->landings[i]));

@@ -78,6 +78,10 @@ struct explanation {
 	struct exec_result failure, final;
 	struct failure_signature signature;
 	uint64_t minimise_execs, window_execs;
+	/* a walk's failure: the walk, and the PCT sample that stands for it (minimise_walk) */
+	bool is_walk;
+	struct exec_input walk;
+	uint32_t stand_in; /* its number among the samples tried, 0: none failed alike */
 	struct window windows[EXPLAIN_WINDOWS];
 	unsigned int window_count;
 	struct racing_pair pair;

@@ -4,6 +4,7 @@
 #include "harness/artifact.h"
 #include "harness/guest_output.h"
 #include "lib/failure_line.h"
+#include "schedule/draw.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -126,4 +127,35 @@ int minimise(struct executor *ex, struct exec_input *input, const struct failure
 	int rc = drop_injections(ex, input, sig, execs);
 
 	return rc ? rc : shrink_arguments(ex, input, sig, execs);
+}
+
+int minimise_walk(struct executor *ex, struct exec_input *input,
+		  const struct failure_signature *sig, uint32_t *found, uint64_t *execs)
+{
+	const struct draw_counts unknown = {.pct_events = 0};
+	struct draw_state d;
+
+	draw_init(&d, (unsigned int)(input->seed ^ input->seed >> 32));
+	/* the published sampler's shape, whatever a benchmark's variables say */
+	d.fixed_depth = 0;
+	d.wide_mixture = false;
+	d.racy_eighths = 0;
+	*found = 0;
+	for (uint32_t i = 1; i <= WALK_STAND_IN_TRIES; i++) {
+		struct exec_input sample = *input;
+		struct exec_result res;
+		int rc;
+
+		draw_pct_sample(&d, &sample, &unknown);
+		rc = fails_alike(ex, &sample, sig, &res);
+		(*execs)++;
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			*found = i;
+			*input = sample;
+			return minimise(ex, input, sig, execs);
+		}
+	}
+	return 0;
 }

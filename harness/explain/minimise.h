@@ -39,4 +39,18 @@ int fails_alike(struct executor *ex, const struct exec_input *input,
 int minimise(struct executor *ex, struct exec_input *input, const struct failure_signature *sig,
 	     uint64_t *execs);
 
+/* PCT samples tried for a walk's failure (minimise_walk) */
+#define WALK_STAND_IN_TRIES 150
+
+/*
+ * A walk's failure as a PCT schedule: a walk draws its switches in the
+ * guest from its seed, so it has no injection to drop or move. The first
+ * of WALK_STAND_IN_TRIES PCT samples (drawn from a generator seeded by the
+ * walk's seed, plain: every event counts) that fails with sig replaces
+ * *input, minimised; its number (1..) in *found, 0 if none failed alike
+ * (input unchanged). Executions counted in *execs. 0 or -EIO.
+ */
+int minimise_walk(struct executor *ex, struct exec_input *input,
+		  const struct failure_signature *sig, uint32_t *found, uint64_t *execs);
+
 #endif

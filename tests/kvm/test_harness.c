@@ -2508,6 +2508,34 @@ static void explain_first_found(const char *search, const char *glob, struct run
 }
 
 /*
+ * A walk draws its switches in the guest, so it has no change point to
+ * move: the explanation of a walk's failure (config_publish_10's torn
+ * publish) finds a PCT sample that fails the same way, minimises it and
+ * explains that: its landings, windows and racing pair, which rewind
+ * explore's buckets key on.
+ */
+static void test_explain_gives_a_walk_a_pct_stand_in(void **state)
+{
+	struct run *r = new_run();
+
+	(void)state;
+	explain_first_found("rm -rf " DIR "/walk-explain && " HARNESS
+			    " --random 50 --walk --random-seed 1 --artifacts " DIR
+			    "/walk-explain -- /tests/config_publish_10",
+			    DIR "/walk-explain/signal-*.json", r);
+	expect_out(r, "the input is a walk (seed 0x");
+	expect_out(r, "(drawn from the walk's seed) fails the same way and stands for it");
+	expect_out(r, "demote to priority ");
+	expect_out(r, "Racing pair (the order of these two accesses decides):");
+	expect_out(r, "(guest/tests/config_publish_10.c:");
+	sh("grep -c '\"stand_in\":[[:space:]]*[0-9]' " DIR
+	   "/walk-explain/signal-*.json.explain.json",
+	   r);
+	expect_status(r, 0, NULL);
+	assert_string_equal(r->out, "1\n");
+}
+
+/*
  * A compare-and-swap or a fetch-and-add in the racing pair is named an
  * atomic read-modify-write (its event's kind), never a plain read: the
  * checker's load-add-load on a counter that the adder adds to at once.
@@ -3229,6 +3257,7 @@ int main(void)
 		cmocka_unit_test(test_unreachable_threads_are_warned_about),
 		cmocka_unit_test(test_random_search_runs_and_counts),
 		cmocka_unit_test(test_walks_replay_and_find_a_many_thread_bug),
+		cmocka_unit_test(test_explain_gives_a_walk_a_pct_stand_in),
 		cmocka_unit_test(test_racy_events_count_the_shared_data),
 		cmocka_unit_test(test_wide_samples_find_and_replay),
 		cmocka_unit_test(test_racy_maps_are_kept_per_key),

@@ -591,14 +591,15 @@ static struct schedule_mutator *fresh_only_mutator(unsigned int seed, const char
 }
 
 /*
- * With REWIND_MUTATOR_SAMPLER=mix an instrumented job (the harness says the
- * guest kernel does not make its events) gets fresh samples from PCT and
- * walks: a walk first, then walks a quarter of them while neither has paid,
- * the share following what paid within 1/8 and 5/16. By default (auto) its
- * fresh samples are PCT's. Before the harness has said which kind of job it
- * is, and on a plain job, no walk is drawn; REWIND_MUTATOR_SAMPLER=walk pins
- * walks where they serve (an instrumented job), and a plain job's fresh
- * samples stay PCT's and stalls'.
+ * By default an instrumented job (the harness says the guest kernel does
+ * not make its events) gets fresh samples from PCT and walks: a walk first,
+ * then walks a quarter of them while neither has paid, the share following
+ * what paid within 1/8 and 5/16 (REWIND_MUTATOR_SAMPLER=mix, the name it
+ * had when it was not the default, is the same). REWIND_MUTATOR_SAMPLER=pct
+ * pins PCT. Before the harness has said which kind of job it is, and on a
+ * plain job, no walk is drawn; REWIND_MUTATOR_SAMPLER=walk pins walks where
+ * they serve (an instrumented job), and a plain job's fresh samples stay
+ * PCT's and stalls'.
  */
 static void test_an_instrumented_jobs_walks(void **state)
 {
@@ -606,22 +607,25 @@ static void test_an_instrumented_jobs_walks(void **state)
 	size_t len = pct_input(buf);
 	char instrumented_path[] = "/tmp/rewind-test-progress-XXXXXX";
 	char plain_path[] = "/tmp/rewind-test-progress-XXXXXX";
-	struct schedule_mutator *m, *unknown, *pinned, *pinned_plain, *by_default;
+	struct schedule_mutator *m, *unknown, *pinned, *pinned_plain, *pct_only, *mix;
 	uint32_t walks;
 
 	(void)state;
 	write_progress(instrumented_path, false);
 	write_progress(plain_path, true);
-	by_default = fresh_only_mutator(31, instrumented_path);
-	assert_int_equal(walks_among_fresh(by_default, buf, len, 500, 0, 0), 0);
-	assert_true(by_default->kernel_events_known && !by_default->kernel_events);
+	setenv("REWIND_MUTATOR_SAMPLER", "pct", 1);
+	pct_only = fresh_only_mutator(31, instrumented_path);
 	setenv("REWIND_MUTATOR_SAMPLER", "mix", 1);
+	mix = fresh_only_mutator(31, instrumented_path);
+	unsetenv("REWIND_MUTATOR_SAMPLER");
+	assert_int_equal(walks_among_fresh(pct_only, buf, len, 500, 0, 0), 0);
+	assert_true(pct_only->kernel_events_known && !pct_only->kernel_events);
+	assert_int_equal(mix->fixed_sampler, SAMPLERS_AUTO);
 	unknown = fresh_only_mutator(31, NULL); /* no progress file: the job's kind never known */
 	assert_int_equal(walks_among_fresh(unknown, buf, len, 500, 0, 0), 0);
 
 	m = fresh_only_mutator(31, instrumented_path);
-	unsetenv("REWIND_MUTATOR_SAMPLER");
-	assert_int_equal(schedule_walk_share(m), 256);		      /* the prior */
+	assert_int_equal(schedule_walk_share(m), WALK_SHARE_START);   /* the prior */
 	assert_int_equal(walks_among_fresh(m, buf, len, 1, 0, 0), 1); /* the first is a walk */
 	walks = walks_among_fresh(m, buf, len, 4000, 0, 0);
 	assert_true(m->kernel_events_known && !m->kernel_events);
